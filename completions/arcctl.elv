@@ -1,0 +1,222 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[arcctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'arcctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'arcctl'= {
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Show runners joined with their pods'
+            cand drain 'Take runners out of service: unregister, confirm idle, delete'
+            cand recreate 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
+            cand sandbox 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+            cand completions 'Print a shell completion script to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'arcctl;list'= {
+            cand -l 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)'
+            cand --selector 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)'
+            cand --node 'Only runner pods scheduled on this node'
+            cand --scale-set 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet'
+            cand --label 'Only runners that carry this GitHub label (repeatable; all must match)'
+            cand --state 'Only runners in this state (repeatable)'
+            cand --org 'Organization whose runners to use [env: ARCCTL_ORG]'
+            cand --repo 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]'
+            cand --enterprise 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]'
+            cand --group 'Only runners of this runner group (name or id); uses the runner-group endpoints'
+            cand --github-url 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3'
+            cand --token-file 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)'
+            cand --app-id 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]'
+            cand --installation-id 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]'
+            cand --app-key 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]'
+            cand --ca-cert 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server'
+            cand --kubeconfig 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand --namespace 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand -o 'Output format for data on stdout'
+            cand --output 'Output format for data on stdout'
+            cand --color 'When to use colour (NO_COLOR disables it in auto mode) [env: NO_COLOR]'
+            cand -A 'Look for runner pods in all namespaces'
+            cand --all-namespaces 'Look for runner pods in all namespaces'
+            cand --no-headers 'Don''t print table headers'
+            cand --no-progress 'Never show progress bars'
+            cand -q 'Print only data and errors'
+            cand --quiet 'Print only data and errors'
+            cand -v 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+            cand --verbose 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'arcctl;drain'= {
+            cand -l 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)'
+            cand --selector 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)'
+            cand --node 'Only runner pods scheduled on this node'
+            cand --scale-set 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet'
+            cand --label 'Only runners that carry this GitHub label (repeatable; all must match)'
+            cand --timeout 'Give up waiting after this long (0 = no limit), e.g. `10m`'
+            cand --poll-interval 'How often to poll a busy runner while waiting'
+            cand --confirm-window 'After an unregister, how long to watch the runner before confirming it idle'
+            cand --concurrency 'How many reads and Kubernetes operations run at once'
+            cand --max-unregister-rate 'Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`'
+            cand --audit-log 'Append one JSON line per API mutation to this file'
+            cand --org 'Organization whose runners to use [env: ARCCTL_ORG]'
+            cand --repo 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]'
+            cand --enterprise 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]'
+            cand --group 'Only runners of this runner group (name or id); uses the runner-group endpoints'
+            cand --github-url 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3'
+            cand --token-file 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)'
+            cand --app-id 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]'
+            cand --installation-id 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]'
+            cand --app-key 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]'
+            cand --ca-cert 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server'
+            cand --kubeconfig 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand --namespace 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand -o 'Output format for data on stdout'
+            cand --output 'Output format for data on stdout'
+            cand --color 'When to use colour (NO_COLOR disables it in auto mode) [env: NO_COLOR]'
+            cand --all 'Required when nothing else narrows the selection'
+            cand --dry-run 'Print the exact plan and change nothing'
+            cand -y 'Don''t ask for confirmation (required when not running interactively)'
+            cand --yes 'Don''t ask for confirmation (required when not running interactively)'
+            cand --wait 'Wait for busy (and held) runners to become idle, then drain them'
+            cand --cordon 'Cordon the node first (default when --node is given)'
+            cand --no-cordon 'Don''t cordon the node'
+            cand -A 'Look for runner pods in all namespaces'
+            cand --all-namespaces 'Look for runner pods in all namespaces'
+            cand --no-headers 'Don''t print table headers'
+            cand --no-progress 'Never show progress bars'
+            cand -q 'Print only data and errors'
+            cand --quiet 'Print only data and errors'
+            cand -v 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+            cand --verbose 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'arcctl;recreate'= {
+            cand -l 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)'
+            cand --selector 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)'
+            cand --node 'Only runner pods scheduled on this node'
+            cand --scale-set 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet'
+            cand --label 'Only runners that carry this GitHub label (repeatable; all must match)'
+            cand --timeout 'Give up waiting after this long (0 = no limit), e.g. `10m`'
+            cand --poll-interval 'How often to poll a busy runner while waiting'
+            cand --confirm-window 'After an unregister, how long to watch the runner before confirming it idle'
+            cand --concurrency 'How many reads and Kubernetes operations run at once'
+            cand --max-unregister-rate 'Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`'
+            cand --audit-log 'Append one JSON line per API mutation to this file'
+            cand --batch-size 'Runners replaced per batch: a count or a percentage of the selection (`25%`)'
+            cand --ready-timeout 'Give up on a replacement after this long'
+            cand --org 'Organization whose runners to use [env: ARCCTL_ORG]'
+            cand --repo 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]'
+            cand --enterprise 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]'
+            cand --group 'Only runners of this runner group (name or id); uses the runner-group endpoints'
+            cand --github-url 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3'
+            cand --token-file 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)'
+            cand --app-id 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]'
+            cand --installation-id 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]'
+            cand --app-key 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]'
+            cand --ca-cert 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server'
+            cand --kubeconfig 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand --namespace 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand -o 'Output format for data on stdout'
+            cand --output 'Output format for data on stdout'
+            cand --color 'When to use colour (NO_COLOR disables it in auto mode) [env: NO_COLOR]'
+            cand --all 'Required when nothing else narrows the selection'
+            cand --dry-run 'Print the exact plan and change nothing'
+            cand -y 'Don''t ask for confirmation (required when not running interactively)'
+            cand --yes 'Don''t ask for confirmation (required when not running interactively)'
+            cand --wait 'Wait for busy (and held) runners to become idle, then drain them'
+            cand --cordon 'Cordon the node first (default when --node is given)'
+            cand --no-cordon 'Don''t cordon the node'
+            cand --wait-ready 'Wait for each replacement to be Running and online before the next batch (default)'
+            cand --no-wait-ready 'Don''t wait for replacements'
+            cand -A 'Look for runner pods in all namespaces'
+            cand --all-namespaces 'Look for runner pods in all namespaces'
+            cand --no-headers 'Don''t print table headers'
+            cand --no-progress 'Never show progress bars'
+            cand -q 'Print only data and errors'
+            cand --quiet 'Print only data and errors'
+            cand -v 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+            cand --verbose 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'arcctl;sandbox'= {
+            cand --org 'Organization the simulated GitHub serves'
+            cand --mode 'Which ARC flavour the simulated cluster runs'
+            cand --runners 'Number of runners at start'
+            cand --namespace 'Namespace of the runner pods'
+            cand --nodes 'Number of nodes the pods are spread over'
+            cand --busy 'Share of runners busy at start (0 to 1)'
+            cand --job-rate 'New jobs per second'
+            cand --job-duration 'How long a job runs: `DUR` or `MIN..MAX`'
+            cand --latency 'Added to every API response'
+            cand --list-cache 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)'
+            cand --fault 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204'
+            cand --secondary-limit 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after'
+            cand --app-id 'Accept GitHub App JWTs for this App id'
+            cand --app-public-key 'The App''s public key (PEM), to verify JWTs'
+            cand --seed 'Seed of the simulation: the same seed gives the same world'
+            cand --report 'Write the verdict as JSON to this file'
+            cand --demo 'Run the built-in demonstration: a populated world with job traffic, then the verdict'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'arcctl;completions'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'arcctl;help'= {
+            cand list 'Show runners joined with their pods'
+            cand drain 'Take runners out of service: unregister, confirm idle, delete'
+            cand recreate 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
+            cand sandbox 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+            cand completions 'Print a shell completion script to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'arcctl;help;list'= {
+        }
+        &'arcctl;help;drain'= {
+        }
+        &'arcctl;help;recreate'= {
+        }
+        &'arcctl;help;sandbox'= {
+        }
+        &'arcctl;help;completions'= {
+        }
+        &'arcctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,193 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_arcctl_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_arcctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_arcctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_arcctl_using_subcommand
+    set -l cmd (__fish_arcctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c arcctl -n "__fish_arcctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_needs_command" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "list" -d 'Show runners joined with their pods'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "drain" -d 'Take runners out of service: unregister, confirm idle, delete'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "recreate" -d 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "sandbox" -d 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s l -l selector -d 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l node -d 'Only runner pods scheduled on this node' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l scale-set -d 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l state -d 'Only runners in this state (repeatable)' -r -f -a "idle\t''
+busy\t''
+offline\t''
+pod-only\t''
+registration-only\t''
+conflict\t''"
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l org -d 'Organization whose runners to use [env: ARCCTL_ORG]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l repo -d 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l enterprise -d 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l group -d 'Only runners of this runner group (name or id); uses the runner-group endpoints' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l github-url -d 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l token-file -d 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l context -d 'The kubeconfig context to use' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s o -l output -d 'Output format for data on stdout' -r -f -a "table\t'A table of the main columns'
+wide\t'A table with more columns'
+json\t'One JSON document (stable schema, see the README)'
+yaml\t'The JSON document as YAML'
+name\t'One `runner/NAME` per line'"
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l color -d 'When to use colour (NO_COLOR disables it in auto mode) [env: NO_COLOR]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s A -l all-namespaces -d 'Look for runner pods in all namespaces'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l no-headers -d 'Don\'t print table headers'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l no-progress -d 'Never show progress bars'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s q -l quiet -d 'Print only data and errors'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s v -l verbose -d 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s l -l selector -d 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l node -d 'Only runner pods scheduled on this node' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l scale-set -d 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l timeout -d 'Give up waiting after this long (0 = no limit), e.g. `10m`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l poll-interval -d 'How often to poll a busy runner while waiting' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l confirm-window -d 'After an unregister, how long to watch the runner before confirming it idle' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l concurrency -d 'How many reads and Kubernetes operations run at once' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l max-unregister-rate -d 'Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l audit-log -d 'Append one JSON line per API mutation to this file' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l org -d 'Organization whose runners to use [env: ARCCTL_ORG]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l repo -d 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l enterprise -d 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l group -d 'Only runners of this runner group (name or id); uses the runner-group endpoints' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l github-url -d 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l token-file -d 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s o -l output -d 'Output format for data on stdout' -r -f -a "table\t'A table of the main columns'
+wide\t'A table with more columns'
+json\t'One JSON document (stable schema, see the README)'
+yaml\t'The JSON document as YAML'
+name\t'One `runner/NAME` per line'"
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l color -d 'When to use colour (NO_COLOR disables it in auto mode) [env: NO_COLOR]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l all -d 'Required when nothing else narrows the selection'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l dry-run -d 'Print the exact plan and change nothing'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s y -l yes -d 'Don\'t ask for confirmation (required when not running interactively)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l wait -d 'Wait for busy (and held) runners to become idle, then drain them'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l cordon -d 'Cordon the node first (default when --node is given)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l no-cordon -d 'Don\'t cordon the node'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s A -l all-namespaces -d 'Look for runner pods in all namespaces'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l no-headers -d 'Don\'t print table headers'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l no-progress -d 'Never show progress bars'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s q -l quiet -d 'Print only data and errors'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s v -l verbose -d 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s l -l selector -d 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l node -d 'Only runner pods scheduled on this node' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l scale-set -d 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l timeout -d 'Give up waiting after this long (0 = no limit), e.g. `10m`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l poll-interval -d 'How often to poll a busy runner while waiting' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l confirm-window -d 'After an unregister, how long to watch the runner before confirming it idle' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l concurrency -d 'How many reads and Kubernetes operations run at once' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l max-unregister-rate -d 'Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l audit-log -d 'Append one JSON line per API mutation to this file' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l batch-size -d 'Runners replaced per batch: a count or a percentage of the selection (`25%`)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l ready-timeout -d 'Give up on a replacement after this long' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l org -d 'Organization whose runners to use [env: ARCCTL_ORG]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l repo -d 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l enterprise -d 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l group -d 'Only runners of this runner group (name or id); uses the runner-group endpoints' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l github-url -d 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l token-file -d 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l context -d 'The kubeconfig context to use' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s o -l output -d 'Output format for data on stdout' -r -f -a "table\t'A table of the main columns'
+wide\t'A table with more columns'
+json\t'One JSON document (stable schema, see the README)'
+yaml\t'The JSON document as YAML'
+name\t'One `runner/NAME` per line'"
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l color -d 'When to use colour (NO_COLOR disables it in auto mode) [env: NO_COLOR]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l all -d 'Required when nothing else narrows the selection'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l dry-run -d 'Print the exact plan and change nothing'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s y -l yes -d 'Don\'t ask for confirmation (required when not running interactively)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l wait -d 'Wait for busy (and held) runners to become idle, then drain them'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l cordon -d 'Cordon the node first (default when --node is given)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l no-cordon -d 'Don\'t cordon the node'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l wait-ready -d 'Wait for each replacement to be Running and online before the next batch (default)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l no-wait-ready -d 'Don\'t wait for replacements'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s A -l all-namespaces -d 'Look for runner pods in all namespaces'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l no-headers -d 'Don\'t print table headers'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l no-progress -d 'Never show progress bars'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s q -l quiet -d 'Print only data and errors'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s v -l verbose -d 'More detail on stderr (repeatable: -v requests, -vv responses, -vvv everything)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l org -d 'Organization the simulated GitHub serves' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l mode -d 'Which ARC flavour the simulated cluster runs' -r -f -a "scale-set\t'gha-runner-scale-set: AutoscalingRunnerSet, EphemeralRunnerSet, EphemeralRunner'
+legacy\t'summerwind: RunnerDeployment, Runner, and RunnerSet-style StatefulSets'
+mixed\t'Both, side by side'"
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l runners -d 'Number of runners at start' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l namespace -d 'Namespace of the runner pods' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l nodes -d 'Number of nodes the pods are spread over' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l busy -d 'Share of runners busy at start (0 to 1)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l job-rate -d 'New jobs per second' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l job-duration -d 'How long a job runs: `DUR` or `MIN..MAX`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l latency -d 'Added to every API response' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l list-cache -d 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l fault -d 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l secondary-limit -d 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-id -d 'Accept GitHub App JWTs for this App id' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-public-key -d 'The App\'s public key (PEM), to verify JWTs' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l seed -d 'Seed of the simulation: the same seed gives the same world' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l report -d 'Write the verdict as JSON to this file' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a populated world with job traffic, then the verdict'
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "list" -d 'Show runners joined with their pods'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "drain" -d 'Take runners out of service: unregister, confirm idle, delete'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "recreate" -d 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "sandbox" -d 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

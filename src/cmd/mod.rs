@@ -1,0 +1,3 @@
+//! One module per subcommand: select, act, hand results to `output`.
+
+pub mod generate;

@@ -1,0 +1,191 @@
+//! The one error type of arcctl: what went wrong, which exit code it means, and a hint.
+//!
+//! Messages are lowercase fragments naming the thing (`failed to list runners for org `acme``);
+//! the cause chain follows on `caused by:` lines and an optional `hint:` line after that.
+
+use std::fmt;
+
+/// Documented exit codes (see `cli::EXIT_CODES_HELP`).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const FAILED: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const INCOMPLETE: u8 = 3;
+    pub const AUTH: u8 = 4;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+/// What kind of failure this is; decides the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An operation failed (network, server error, unexpected response).
+    Failed,
+    /// Bad flags, environment or input files.
+    Usage,
+    /// Authentication or permission denied by GitHub or Kubernetes.
+    Auth,
+    /// Interrupted, or declined at the prompt.
+    Interrupted,
+}
+
+/// An error with a message, an optional cause chain and an optional hint.
+#[derive(Debug)]
+pub struct Error {
+    kind: Kind,
+    message: String,
+    hint: Option<String>,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            hint: None,
+            source: None,
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Self {
+        Error::new(Kind::Failed, message)
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error::new(Kind::Usage, message)
+    }
+
+    pub fn auth(message: impl Into<String>) -> Self {
+        Error::new(Kind::Auth, message)
+    }
+
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        Error::new(Kind::Interrupted, message)
+    }
+
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// Wraps this error in a higher-level message, keeping kind and hint.
+    #[must_use]
+    pub fn context(self, message: impl Into<String>) -> Self {
+        Error {
+            kind: self.kind,
+            message: message.into(),
+            hint: self.hint.clone(),
+            source: Some(Box::new(Inner {
+                message: self.message,
+                source: self.source,
+            })),
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        self.hint.as_deref()
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self.kind {
+            Kind::Failed => exit::FAILED,
+            Kind::Usage => exit::USAGE,
+            Kind::Auth => exit::AUTH,
+            Kind::Interrupted => exit::INTERRUPTED,
+        }
+    }
+
+    /// The cause chain below this error's own message, outermost first.
+    pub fn causes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next: Option<&(dyn std::error::Error + 'static)> =
+            self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static));
+        while let Some(e) = next {
+            let text = e.to_string();
+            // reqwest and hyper repeat their source in their own message; keep the chain short.
+            if out.last() != Some(&text) {
+                out.push(text);
+            }
+            next = e.source();
+        }
+        out
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// A wrapped inner error, kept so `context` preserves the chain.
+#[derive(Debug)]
+struct Inner {
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl fmt::Display for Inner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Inner {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_kind() {
+        assert_eq!(Error::failed("x").exit_code(), 1);
+        assert_eq!(Error::usage("x").exit_code(), 2);
+        assert_eq!(Error::auth("x").exit_code(), 4);
+        assert_eq!(Error::interrupted("x").exit_code(), 130);
+    }
+
+    #[test]
+    fn context_keeps_kind_hint_and_chain() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let e = Error::auth("bad credentials")
+            .with_source(io)
+            .with_hint("check GH_TOKEN")
+            .context("failed to list runners for org `acme`");
+        assert_eq!(e.kind(), Kind::Auth);
+        assert_eq!(e.hint(), Some("check GH_TOKEN"));
+        assert_eq!(e.to_string(), "failed to list runners for org `acme`");
+        assert_eq!(e.causes(), vec!["bad credentials", "connection refused"]);
+    }
+}

@@ -1,0 +1,61 @@
+//! arcctl: drain and recreate actions-runner-controller runners without killing a running job.
+//!
+//! The binary is a thin shell around [`run`]; tests call [`run`] in-process with their own
+//! [`context::Context`] and an in-process [`sandbox`].
+
+pub mod cli;
+pub mod cmd;
+pub mod context;
+pub mod error;
+pub mod output;
+pub mod sandbox;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::context::Context;
+use crate::error::{Error, exit};
+
+/// Parses `args` (including the program name), runs the command and returns its exit code.
+///
+/// Errors are rendered on `ctx.stderr`; nothing else in the crate maps errors to exit codes.
+pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let text = if ctx.terminals.stderr {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            let stream = if e.use_stderr() { &ctx.stderr } else { &ctx.stdout };
+            let _ = stream.write_str(&text);
+            return code;
+        }
+    };
+    match dispatch(&ctx, cli.command).await {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = ctx.stderr.write_str(&output::render_error(&e));
+            e.exit_code()
+        }
+    }
+}
+
+async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
+    match command {
+        Command::Completions(args) => cmd::generate::run(ctx, &args),
+        Command::Sandbox(args) => sandbox::command::run(ctx, args).await,
+        Command::List(_) => Err(not_built("list")),
+        Command::Drain(_) => Err(not_built("drain")),
+        Command::Recreate(_) => Err(not_built("recreate")),
+    }
+}
+
+fn not_built(name: &str) -> Error {
+    Error::failed(format!("`arcctl {name}` is not built yet"))
+        .with_hint("this development version only has `sandbox` and `completions`")
+}

@@ -1,0 +1,1 @@
+//! The fake GitHub REST API over the shared world.

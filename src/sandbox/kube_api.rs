@@ -1,0 +1,1 @@
+//! The fake Kubernetes API server over the shared world.

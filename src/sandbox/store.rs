@@ -1,0 +1,726 @@
+//! The sandbox's Kubernetes object store: what an API server keeps, without the HTTP.
+//!
+//! Objects are JSON values keyed by resource type, namespace and name, with server-set uid,
+//! resourceVersion and creationTimestamp. It implements the semantics the fake API server and
+//! the simulated controller need: label and field selectors, paging order, JSON merge patch,
+//! deletes with uid preconditions, and a stream of watch events.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+/// A Kubernetes resource type the sandbox serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ResourceType {
+    /// API group; empty for the core group.
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub plural: &'static str,
+    pub namespaced: bool,
+}
+
+impl ResourceType {
+    /// `v1` or `GROUP/VERSION`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_owned()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+pub const PODS: ResourceType = ResourceType {
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    namespaced: true,
+};
+pub const NODES: ResourceType = ResourceType {
+    group: "",
+    version: "v1",
+    kind: "Node",
+    plural: "nodes",
+    namespaced: false,
+};
+pub const NAMESPACES: ResourceType = ResourceType {
+    group: "",
+    version: "v1",
+    kind: "Namespace",
+    plural: "namespaces",
+    namespaced: false,
+};
+pub const STATEFUL_SETS: ResourceType = ResourceType {
+    group: "apps",
+    version: "v1",
+    kind: "StatefulSet",
+    plural: "statefulsets",
+    namespaced: true,
+};
+pub const AUTOSCALING_RUNNER_SETS: ResourceType = ResourceType {
+    group: "actions.github.com",
+    version: "v1alpha1",
+    kind: "AutoscalingRunnerSet",
+    plural: "autoscalingrunnersets",
+    namespaced: true,
+};
+pub const EPHEMERAL_RUNNER_SETS: ResourceType = ResourceType {
+    group: "actions.github.com",
+    version: "v1alpha1",
+    kind: "EphemeralRunnerSet",
+    plural: "ephemeralrunnersets",
+    namespaced: true,
+};
+pub const EPHEMERAL_RUNNERS: ResourceType = ResourceType {
+    group: "actions.github.com",
+    version: "v1alpha1",
+    kind: "EphemeralRunner",
+    plural: "ephemeralrunners",
+    namespaced: true,
+};
+pub const RUNNER_DEPLOYMENTS: ResourceType = ResourceType {
+    group: "actions.summerwind.dev",
+    version: "v1alpha1",
+    kind: "RunnerDeployment",
+    plural: "runnerdeployments",
+    namespaced: true,
+};
+pub const RUNNER_REPLICA_SETS: ResourceType = ResourceType {
+    group: "actions.summerwind.dev",
+    version: "v1alpha1",
+    kind: "RunnerReplicaSet",
+    plural: "runnerreplicasets",
+    namespaced: true,
+};
+pub const RUNNERS: ResourceType = ResourceType {
+    group: "actions.summerwind.dev",
+    version: "v1alpha1",
+    kind: "Runner",
+    plural: "runners",
+    namespaced: true,
+};
+pub const RUNNER_SETS: ResourceType = ResourceType {
+    group: "actions.summerwind.dev",
+    version: "v1alpha1",
+    kind: "RunnerSet",
+    plural: "runnersets",
+    namespaced: true,
+};
+
+/// Every resource type the sandbox serves.
+pub const ALL_TYPES: [ResourceType; 11] = [
+    PODS,
+    NODES,
+    NAMESPACES,
+    STATEFUL_SETS,
+    AUTOSCALING_RUNNER_SETS,
+    EPHEMERAL_RUNNER_SETS,
+    EPHEMERAL_RUNNERS,
+    RUNNER_DEPLOYMENTS,
+    RUNNER_REPLICA_SETS,
+    RUNNERS,
+    RUNNER_SETS,
+];
+
+/// Why a store operation was refused, as the API server would say it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    NotFound,
+    AlreadyExists,
+    /// A precondition (uid, resourceVersion) did not hold: HTTP 409.
+    Conflict(String),
+    /// The request is malformed: HTTP 400 or 422.
+    Invalid(String),
+}
+
+/// One change, as a watch stream reports it.
+#[derive(Debug, Clone)]
+pub struct WatchEvent {
+    pub kind: ResourceType,
+    /// `ADDED`, `MODIFIED` or `DELETED`.
+    pub event_type: &'static str,
+    pub object: Value,
+}
+
+type Key = (ResourceType, String, String);
+
+/// The object store.
+#[derive(Debug)]
+pub struct Store {
+    objects: BTreeMap<Key, Value>,
+    resource_version: u64,
+    uid_seed: u64,
+    uid_counter: u64,
+    logs: BTreeMap<(String, String, String), Vec<String>>,
+    events: tokio::sync::broadcast::Sender<WatchEvent>,
+}
+
+impl Store {
+    /// A new store; `seed` makes the generated uids reproducible.
+    pub fn new(seed: u64) -> Self {
+        Store {
+            objects: BTreeMap::new(),
+            resource_version: 1000,
+            uid_seed: seed,
+            uid_counter: 0,
+            logs: BTreeMap::new(),
+            events: tokio::sync::broadcast::channel(4096).0,
+        }
+    }
+
+    /// The current resourceVersion of the whole store (lists report it).
+    pub fn resource_version(&self) -> u64 {
+        self.resource_version
+    }
+
+    /// Watch events from now on.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<WatchEvent> {
+        self.events.subscribe()
+    }
+
+    fn next_uid(&mut self) -> String {
+        self.uid_counter += 1;
+        // A v4-shaped uid derived from seed and counter: unique and reproducible.
+        let a = splitmix(self.uid_seed ^ self.uid_counter.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let b = splitmix(a ^ self.uid_counter);
+        format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            (a >> 32) as u32,
+            (a >> 16) as u16,
+            (a & 0xfff) as u16,
+            ((b >> 48) as u16 & 0x3fff) | 0x8000,
+            b & 0xffff_ffff_ffff
+        )
+    }
+
+    fn bump(&mut self) -> String {
+        self.resource_version += 1;
+        self.resource_version.to_string()
+    }
+
+    fn key(rt: ResourceType, ns: Option<&str>, name: &str) -> Key {
+        let ns = if rt.namespaced { ns.unwrap_or("") } else { "" };
+        (rt, ns.to_owned(), name.to_owned())
+    }
+
+    fn emit(&self, kind: ResourceType, event_type: &'static str, object: &Value) {
+        // No receivers is fine: nobody is watching.
+        let _ = self.events.send(WatchEvent {
+            kind,
+            event_type,
+            object: object.clone(),
+        });
+    }
+
+    /// Creates `obj`, filling apiVersion, kind, namespace, uid, resourceVersion and
+    /// creationTimestamp. `metadata.generateName` is honoured when `metadata.name` is empty.
+    pub fn create(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        mut obj: Value,
+    ) -> Result<Value, StoreError> {
+        if !obj.is_object() {
+            return Err(StoreError::Invalid("object must be a JSON object".into()));
+        }
+        let meta = obj
+            .as_object_mut()
+            .map(|o| o.entry("metadata").or_insert_with(|| json!({})))
+            .ok_or_else(|| StoreError::Invalid("object must be a JSON object".into()))?;
+        let mut name = meta["name"].as_str().unwrap_or("").to_owned();
+        if name.is_empty() {
+            let prefix = meta["generateName"].as_str().unwrap_or("").to_owned();
+            if prefix.is_empty() {
+                return Err(StoreError::Invalid("metadata.name: Required value".into()));
+            }
+            name = format!("{prefix}{}", self.random_suffix());
+        }
+        let key = Store::key(rt, ns, &name);
+        if self.objects.contains_key(&key) {
+            return Err(StoreError::AlreadyExists);
+        }
+        let uid = self.next_uid();
+        let rv = self.bump();
+        obj["apiVersion"] = json!(rt.api_version());
+        obj["kind"] = json!(rt.kind);
+        let meta = &mut obj["metadata"];
+        meta["name"] = json!(name);
+        if rt.namespaced {
+            meta["namespace"] = json!(key.1);
+        }
+        meta["uid"] = json!(uid);
+        meta["resourceVersion"] = json!(rv);
+        if meta.get("creationTimestamp").is_none_or(Value::is_null) {
+            meta["creationTimestamp"] = json!(now_rfc3339());
+        }
+        self.objects.insert(key, obj.clone());
+        self.emit(rt, "ADDED", &obj);
+        Ok(obj)
+    }
+
+    /// A 5-character suffix from Kubernetes' alphabet, as generateName uses.
+    pub fn random_suffix(&mut self) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        self.uid_counter += 1;
+        let mut x = splitmix(self.uid_seed.rotate_left(17) ^ self.uid_counter);
+        (0..5)
+            .map(|_| {
+                let c = ALPHABET[(x % ALPHABET.len() as u64) as usize] as char;
+                x /= ALPHABET.len() as u64;
+                c
+            })
+            .collect()
+    }
+
+    pub fn get(&self, rt: ResourceType, ns: Option<&str>, name: &str) -> Option<&Value> {
+        self.objects.get(&Store::key(rt, ns, name))
+    }
+
+    /// Objects of `rt` (in `ns`, or all namespaces when `None`) that match both selectors,
+    /// ordered by namespace and name (the order `limit`/`continue` pages through).
+    pub fn list(
+        &self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        labels: &LabelSelector,
+        fields: &FieldSelector,
+    ) -> Vec<&Value> {
+        self.objects
+            .iter()
+            .filter(|((t, n, _), _)| *t == rt && (!rt.namespaced || ns.is_none_or(|ns| ns == n)))
+            .map(|(_, v)| v)
+            .filter(|v| labels.matches(&v["metadata"]["labels"]) && fields.matches(v))
+            .collect()
+    }
+
+    /// Changes an object in place with `f` and bumps its resourceVersion.
+    pub fn modify(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        name: &str,
+        f: impl FnOnce(&mut Value),
+    ) -> Result<Value, StoreError> {
+        let key = Store::key(rt, ns, name);
+        if !self.objects.contains_key(&key) {
+            return Err(StoreError::NotFound);
+        }
+        let rv = self.bump();
+        let obj = self.objects.get_mut(&key).ok_or(StoreError::NotFound)?;
+        f(obj);
+        obj["metadata"]["resourceVersion"] = json!(rv);
+        let obj = obj.clone();
+        self.emit(rt, "MODIFIED", &obj);
+        Ok(obj)
+    }
+
+    /// Applies an RFC 7386 JSON merge patch. Identity fields (name, namespace, uid) can't change.
+    pub fn merge_patch(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        name: &str,
+        patch: &Value,
+    ) -> Result<Value, StoreError> {
+        if !patch.is_object() {
+            return Err(StoreError::Invalid("patch must be a JSON object".into()));
+        }
+        self.modify(rt, ns, name, |obj| {
+            let keep = (
+                obj["metadata"]["name"].clone(),
+                obj["metadata"]["namespace"].clone(),
+                obj["metadata"]["uid"].clone(),
+            );
+            merge(obj, patch);
+            obj["metadata"]["name"] = keep.0;
+            if !keep.1.is_null() {
+                obj["metadata"]["namespace"] = keep.1;
+            }
+            obj["metadata"]["uid"] = keep.2;
+        })
+    }
+
+    /// Deletes an object. With `precondition_uid`, refuses (409) when the stored object has
+    /// another uid: a replacement with the same name is never hit.
+    pub fn delete(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        name: &str,
+        precondition_uid: Option<&str>,
+    ) -> Result<Value, StoreError> {
+        let key = Store::key(rt, ns, name);
+        let current = self.objects.get(&key).ok_or(StoreError::NotFound)?;
+        if let Some(want) = precondition_uid {
+            let have = current["metadata"]["uid"].as_str().unwrap_or("");
+            if have != want {
+                return Err(StoreError::Conflict(format!(
+                    "Precondition failed: UID in precondition: {want}, UID in object meta: {have}"
+                )));
+            }
+        }
+        let mut obj = self.objects.remove(&key).ok_or(StoreError::NotFound)?;
+        obj["metadata"]["resourceVersion"] = json!(self.bump());
+        if rt == PODS {
+            self.logs.retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
+        }
+        self.emit(rt, "DELETED", &obj);
+        Ok(obj)
+    }
+
+    /// Appends a line to a container's log.
+    pub fn append_log(&mut self, ns: &str, pod: &str, container: &str, line: String) {
+        self.logs
+            .entry((ns.to_owned(), pod.to_owned(), container.to_owned()))
+            .or_default()
+            .push(line);
+    }
+
+    /// A container's log lines (all of them; the API layer applies `tailLines`).
+    pub fn log(&self, ns: &str, pod: &str, container: &str) -> &[String] {
+        self.logs
+            .get(&(ns.to_owned(), pod.to_owned(), container.to_owned()))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// RFC 7386: objects merge recursively, `null` removes a key, anything else replaces.
+pub fn merge(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = json!({});
+            }
+            if let Value::Object(t) = target {
+                for (k, v) in p {
+                    if v.is_null() {
+                        t.remove(k);
+                    } else {
+                        merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                    }
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+/// The current time as Kubernetes writes it (RFC 3339, seconds, UTC).
+pub fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .round(jiff::Unit::Second)
+        .unwrap_or_else(|_| jiff::Timestamp::now())
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// A parsed label selector: every requirement must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelSelector(Vec<LabelRequirement>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LabelRequirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+impl LabelSelector {
+    /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h` (also `==`).
+    pub fn parse(s: &str) -> Result<Self, StoreError> {
+        let mut reqs = Vec::new();
+        for part in split_top_level(s) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            let bad = || StoreError::Invalid(format!("unable to parse requirement: `{part}`"));
+            let req = if let Some(key) = part.strip_prefix('!') {
+                LabelRequirement::NotExists(valid_key(key.trim()).ok_or_else(bad)?)
+            } else if let Some((k, v)) = part.split_once("!=") {
+                LabelRequirement::NotEquals(valid_key(k.trim()).ok_or_else(bad)?, v.trim().into())
+            } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+                LabelRequirement::Equals(valid_key(k.trim()).ok_or_else(bad)?, v.trim().into())
+            } else if let Some((k, vs)) = split_set(part, " notin ") {
+                LabelRequirement::NotIn(valid_key(k).ok_or_else(bad)?, vs.ok_or_else(bad)?)
+            } else if let Some((k, vs)) = split_set(part, " in ") {
+                LabelRequirement::In(valid_key(k).ok_or_else(bad)?, vs.ok_or_else(bad)?)
+            } else {
+                LabelRequirement::Exists(valid_key(part).ok_or_else(bad)?)
+            };
+            reqs.push(req);
+        }
+        Ok(LabelSelector(reqs))
+    }
+
+    /// Whether `labels` (a JSON object of strings, or null) satisfies every requirement.
+    pub fn matches(&self, labels: &Value) -> bool {
+        let get = |k: &str| labels.get(k).and_then(Value::as_str);
+        self.0.iter().all(|r| match r {
+            LabelRequirement::Equals(k, v) => get(k) == Some(v.as_str()),
+            LabelRequirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
+            LabelRequirement::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            LabelRequirement::NotIn(k, vs) => get(k).is_none_or(|x| vs.iter().all(|v| v != x)),
+            LabelRequirement::Exists(k) => get(k).is_some(),
+            LabelRequirement::NotExists(k) => get(k).is_none(),
+        })
+    }
+}
+
+fn valid_key(k: &str) -> Option<String> {
+    let ok = !k.is_empty()
+        && k.len() <= 253
+        && k
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    ok.then(|| k.to_owned())
+}
+
+/// Splits on commas that are not inside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+#[allow(clippy::type_complexity)]
+fn split_set<'a>(part: &'a str, op: &str) -> Option<(&'a str, Option<Vec<String>>)> {
+    let (k, rest) = part.split_once(op)?;
+    let rest = rest.trim();
+    let values = rest
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .map(|inner| inner.split(',').map(|v| v.trim().to_owned()).collect());
+    Some((k.trim(), values))
+}
+
+/// A parsed field selector over the fields the sandbox supports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldSelector(Vec<(String, bool, String)>);
+
+/// Fields a field selector may name (as the API server supports for pods and nodes).
+const FIELDS: [&str; 5] = [
+    "metadata.name",
+    "metadata.namespace",
+    "spec.nodeName",
+    "status.phase",
+    "spec.unschedulable",
+];
+
+impl FieldSelector {
+    /// Parses `spec.nodeName=n1,status.phase!=Failed` (also `==`).
+    pub fn parse(s: &str) -> Result<Self, StoreError> {
+        let mut reqs = Vec::new();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (field, eq, value) = if let Some((f, v)) = part.split_once("!=") {
+                (f, false, v)
+            } else if let Some((f, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
+                (f, true, v)
+            } else {
+                return Err(StoreError::Invalid(format!(
+                    "invalid field selector: `{part}`"
+                )));
+            };
+            let field = field.trim();
+            if !FIELDS.contains(&field) {
+                return Err(StoreError::Invalid(format!(
+                    "field label not supported: {field}"
+                )));
+            }
+            reqs.push((field.to_owned(), eq, value.trim().to_owned()));
+        }
+        Ok(FieldSelector(reqs))
+    }
+
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.0.iter().all(|(field, eq, want)| {
+            let mut v = obj;
+            for part in field.split('.') {
+                v = &v[part];
+            }
+            let have = match v {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => b.to_string(),
+                Value::Null if field == "spec.unschedulable" => "false".to_owned(),
+                Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            (have == *want) == *eq
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, node: &str, labels: Value) -> Value {
+        json!({"metadata": {"name": name, "labels": labels}, "spec": {"nodeName": node}})
+    }
+
+    fn all() -> (LabelSelector, FieldSelector) {
+        (LabelSelector::default(), FieldSelector::default())
+    }
+
+    #[test]
+    fn create_fills_server_fields_and_refuses_duplicates() {
+        let mut s = Store::new(7);
+        let p = s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        assert_eq!(p["kind"], "Pod");
+        assert_eq!(p["apiVersion"], "v1");
+        assert_eq!(p["metadata"]["namespace"], "ns");
+        assert_eq!(p["metadata"]["uid"].as_str().unwrap().len(), 36);
+        assert_eq!(
+            s.create(PODS, Some("ns"), pod("a", "n1", json!({}))),
+            Err(StoreError::AlreadyExists)
+        );
+        // The same name in another namespace is another object.
+        assert!(s.create(PODS, Some("other"), pod("a", "n1", json!({}))).is_ok());
+    }
+
+    #[test]
+    fn uids_are_reproducible_per_seed() {
+        let uid = |seed| {
+            let mut s = Store::new(seed);
+            s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+                .unwrap()["metadata"]["uid"]
+                .clone()
+        };
+        assert_eq!(uid(1), uid(1));
+        assert_ne!(uid(1), uid(2));
+    }
+
+    #[test]
+    fn generate_name_adds_a_suffix() {
+        let mut s = Store::new(1);
+        let o = s
+            .create(RUNNERS, Some("ns"), json!({"metadata": {"generateName": "rd-"}}))
+            .unwrap();
+        let name = o["metadata"]["name"].as_str().unwrap();
+        assert!(name.starts_with("rd-") && name.len() == 8, "{name}");
+    }
+
+    #[test]
+    fn delete_honours_uid_preconditions() {
+        let mut s = Store::new(1);
+        let p = s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        let uid = p["metadata"]["uid"].as_str().unwrap().to_owned();
+        assert!(matches!(
+            s.delete(PODS, Some("ns"), "a", Some("not-the-uid")),
+            Err(StoreError::Conflict(_))
+        ));
+        assert!(s.get(PODS, Some("ns"), "a").is_some());
+        assert!(s.delete(PODS, Some("ns"), "a", Some(&uid)).is_ok());
+        assert_eq!(
+            s.delete(PODS, Some("ns"), "a", None),
+            Err(StoreError::NotFound)
+        );
+    }
+
+    #[test]
+    fn merge_patch_follows_rfc7386_and_keeps_identity() {
+        let mut s = Store::new(1);
+        s.create(
+            PODS,
+            Some("ns"),
+            json!({"metadata": {"name": "a", "annotations": {"x": "1", "y": "2"}}}),
+        )
+        .unwrap();
+        let rv0 = s.get(PODS, Some("ns"), "a").unwrap()["metadata"]["resourceVersion"].clone();
+        let p = s
+            .merge_patch(
+                PODS,
+                Some("ns"),
+                "a",
+                &json!({"metadata": {"name": "evil", "annotations": {"x": null, "z": "3"}}}),
+            )
+            .unwrap();
+        assert_eq!(p["metadata"]["name"], "a");
+        assert_eq!(p["metadata"]["annotations"], json!({"y": "2", "z": "3"}));
+        assert_ne!(p["metadata"]["resourceVersion"], rv0);
+    }
+
+    #[test]
+    fn label_selectors() {
+        let labels = json!({"app": "web", "tier": "x"});
+        let m = |s: &str| LabelSelector::parse(s).unwrap().matches(&labels);
+        assert!(m("app=web"));
+        assert!(m("app==web,tier"));
+        assert!(!m("app!=web"));
+        assert!(m("app in (web,api)"));
+        assert!(!m("app notin (web)"));
+        assert!(m("missing notin (a)"));
+        assert!(m("!missing"));
+        assert!(!m("!app"));
+        assert!(m(""));
+        assert!(!LabelSelector::parse("app=web").unwrap().matches(&Value::Null));
+        assert!(LabelSelector::parse("a b=c").is_err());
+        assert!(LabelSelector::parse("app in web").is_err());
+    }
+
+    #[test]
+    fn field_selectors_and_listing() {
+        let mut s = Store::new(1);
+        for (ns, name, node) in [("a", "p2", "n1"), ("a", "p1", "n2"), ("b", "p0", "n1")] {
+            s.create(PODS, Some(ns), pod(name, node, json!({"r": name})))
+                .unwrap();
+        }
+        let (l, f) = all();
+        let names = |v: Vec<&Value>| {
+            v.iter()
+                .map(|o| o["metadata"]["name"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(s.list(PODS, None, &l, &f)), ["p1", "p2", "p0"]);
+        assert_eq!(names(s.list(PODS, Some("a"), &l, &f)), ["p1", "p2"]);
+        let f = FieldSelector::parse("spec.nodeName=n1").unwrap();
+        assert_eq!(names(s.list(PODS, None, &l, &f)), ["p2", "p0"]);
+        let f = FieldSelector::parse("spec.nodeName!=n1").unwrap();
+        assert_eq!(names(s.list(PODS, None, &l, &f)), ["p1"]);
+        assert!(FieldSelector::parse("spec.containers=x").is_err());
+    }
+
+    #[test]
+    fn watchers_see_changes() {
+        let mut s = Store::new(1);
+        let mut rx = s.subscribe();
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        assert_eq!(rx.try_recv().unwrap().event_type, "ADDED");
+        assert_eq!(rx.try_recv().unwrap().event_type, "DELETED");
+    }
+
+    #[test]
+    fn logs_go_with_their_pod() {
+        let mut s = Store::new(1);
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        s.append_log("ns", "a", "runner", "line".into());
+        assert_eq!(s.log("ns", "a", "runner"), ["line"]);
+        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        assert!(s.log("ns", "a", "runner").is_empty());
+    }
+}
