@@ -5,3 +5,8 @@ pub mod style;
 
 pub use error::render_error;
 pub use style::{Presentation, PresentationFlags};
+pub mod audit;
+pub mod drain;
+
+#[cfg(test)]
+mod drain_tests;
