@@ -4,9 +4,13 @@
 //! [`context::Context`] and an in-process [`sandbox`].
 
 pub mod cli;
+pub mod cluster;
 pub mod cmd;
+pub mod config;
 pub mod context;
 pub mod error;
+pub mod github;
+pub mod inventory;
 pub mod output;
 pub mod sandbox;
 
@@ -25,13 +29,21 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let text = if ctx.terminals.stderr {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()
             };
-            let stream = if e.use_stderr() { &ctx.stderr } else { &ctx.stdout };
+            let stream = if e.use_stderr() {
+                &ctx.stderr
+            } else {
+                &ctx.stdout
+            };
             let _ = stream.write_str(&text);
             return code;
         }
