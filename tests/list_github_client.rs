@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arcctl::config::{GitHubSettings, Scope};
-use arcctl::github::{DeleteOutcome, GitHubClient, RetryPolicy, TransportKind};
+use arcctl::github::{DeleteOutcome, GitHubClient, ReadError, RetryPolicy, TransportKind};
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, Response, StatusCode};
 use secrecy::SecretString;
@@ -634,4 +634,43 @@ async fn delete_transport_errors_are_told_apart() {
         ),
         "{d:?}"
     );
+}
+
+#[tokio::test]
+async fn single_reads_report_rate_limits_and_denials_typed() {
+    let server = Server::start(|req, _| match req.path.as_str() {
+        "/orgs/acme/actions/runners/1" => json_response(
+            403,
+            json!({"message": "You have exceeded a secondary rate limit."}),
+            &[("retry-after", "45".into())],
+        ),
+        "/orgs/acme/actions/runners/2" => {
+            json_response(401, json!({"message": "Bad credentials"}), &[])
+        }
+        _ => json_response(500, json!({"message": "Server Error"}), &[]),
+    })
+    .await;
+    let c = client(&server, org());
+    let start = std::time::Instant::now();
+    match c.get_runner(1).await {
+        Err(ReadError::RateLimited { wait, error }) => {
+            assert_eq!(wait, Duration::from_secs(45));
+            assert!(error.causes()[0].contains("rate limit"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "a rate limit is reported, not waited out"
+    );
+    match c.get_runner(2).await {
+        Err(ReadError::Denied(e)) => assert_eq!(e.exit_code(), 4),
+        other => panic!("{other:?}"),
+    }
+    match c.find_runner_by_name("x").await {
+        Err(ReadError::Other(e)) => assert!(e.message().contains("failed to look up runner `x`")),
+        other => panic!("{other:?}"),
+    }
+    // 1 + 1 + (1 + 3 retries of the 500).
+    assert_eq!(server.seen().len(), 6);
 }

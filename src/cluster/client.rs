@@ -280,6 +280,40 @@ impl Cluster {
         Ok(objs.iter().map(EphemeralRunner::from_dynamic).collect())
     }
 
+    /// One pod, reduced; `None` when it is gone or not an ARC runner pod.
+    pub async fn get_runner_pod(&self, namespace: &str, name: &str) -> Result<Option<RunnerPod>> {
+        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
+        let pod = api
+            .get_opt(name)
+            .await
+            .map_err(|e| kube_error(e, "get", "pods", Some(namespace), &self.server))
+            .map_err(|e| e.context(format!("failed to read pod `{namespace}/{name}`")))?;
+        Ok(pod.as_ref().and_then(RunnerPod::from_pod))
+    }
+
+    /// One EphemeralRunner; `None` when it is gone (or scale sets are not installed).
+    pub async fn get_ephemeral_runner(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<EphemeralRunner>> {
+        let api = Api::<DynamicObject>::namespaced_with(
+            self.client.clone(),
+            namespace,
+            &ephemeral_runner_resource(),
+        );
+        match api.get_opt(name).await {
+            Ok(obj) => Ok(obj.as_ref().map(EphemeralRunner::from_dynamic)),
+            // The resource type itself is unknown: no scale sets here.
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+            Err(e) => Err(
+                kube_error(e, "get", "ephemeralrunners", Some(namespace), &self.server).context(
+                    format!("failed to read EphemeralRunner `{namespace}/{name}`"),
+                ),
+            ),
+        }
+    }
+
     /// The last `lines` lines of the pod's `runner` container log.
     pub async fn runner_log_tail(&self, namespace: &str, pod: &str, lines: i64) -> Result<String> {
         let api = Api::<Pod>::namespaced(self.client.clone(), namespace);

@@ -105,6 +105,45 @@ pub struct DeleteReply {
     pub rate: RateInfo,
 }
 
+/// Why a single-runner read (`get_runner`, `find_runner_by_name`) failed, typed for callers
+/// that pace themselves: these reads never sit out a rate limit, they report it.
+#[derive(Debug)]
+pub enum ReadError {
+    /// 401, or a 403 that is not a rate limit (exit 4).
+    Denied(Error),
+    /// 403/429 rate limit: GitHub asks to wait `wait`.
+    RateLimited { wait: Duration, error: Error },
+    /// Anything else, after the bounded retries of transient failures.
+    Other(Error),
+}
+
+impl ReadError {
+    /// The error to show.
+    pub fn error(&self) -> &Error {
+        match self {
+            ReadError::Denied(e)
+            | ReadError::RateLimited { error: e, .. }
+            | ReadError::Other(e) => e,
+        }
+    }
+}
+
+impl From<ReadError> for Error {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Denied(e)
+            | ReadError::RateLimited { error: e, .. }
+            | ReadError::Other(e) => e,
+        }
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.error().message())
+    }
+}
+
 /// One failed request, before it becomes an [`Error`] with context.
 #[derive(Debug)]
 pub(crate) enum Failure {
@@ -128,7 +167,7 @@ pub(crate) enum Failure {
 
 impl Failure {
     /// Whether a read should try again, and after how long GitHub asks (if it does).
-    fn retry_hint(&self, policy: &RetryPolicy) -> Option<Option<Duration>> {
+    fn retry_hint(&self, policy: &RetryPolicy, wait_rate_limits: bool) -> Option<Option<Duration>> {
         match self {
             Failure::Transport { kind, .. } => match kind {
                 TransportKind::Timeout | TransportKind::Reset => Some(None),
@@ -142,7 +181,7 @@ impl Failure {
             } => {
                 if *rate_limited {
                     let wait = rate.wait().unwrap_or(SECONDARY_LIMIT_DEFAULT_WAIT);
-                    (wait <= policy.max_rate_wait).then_some(Some(wait))
+                    (wait_rate_limits && wait <= policy.max_rate_wait).then_some(Some(wait))
                 } else if *status >= 500 {
                     Some(rate.retry_after)
                 } else {
@@ -258,7 +297,7 @@ impl GitHubClient {
     /// All runners of the scope (`GET {scope}/actions/runners`, every page).
     pub async fn list_runners(&self) -> Result<Vec<Runner>> {
         let url = self.url(&format!("{}/actions/runners", self.scope.path()), &[])?;
-        self.get_pages(url, |p: RunnerPage| p.runners)
+        self.get_pages(url, |p: RunnerPage| p.runners, true)
             .await
             .map_err(|f| self.error(f, || self.scope_not_found()))
             .map_err(|e| {
@@ -277,7 +316,7 @@ impl GitHubClient {
             group.id
         );
         let url = self.url(&path, &[])?;
-        self.get_pages(url, |p: RunnerPage| p.runners)
+        self.get_pages(url, |p: RunnerPage| p.runners, true)
             .await
             .map_err(|f| {
                 self.error(f, || {
@@ -307,7 +346,7 @@ impl GitHubClient {
             )));
         }
         let url = self.url(&format!("{}/actions/runner-groups", self.scope.path()), &[])?;
-        self.get_pages(url, |p: RunnerGroupPage| p.runner_groups)
+        self.get_pages(url, |p: RunnerGroupPage| p.runner_groups, true)
             .await
             .map_err(|f| self.error(f, || self.scope_not_found()))
             .map_err(|e| {
@@ -339,39 +378,60 @@ impl GitHubClient {
         })
     }
 
-    /// One runner by id; `None` when GitHub answers 404.
-    pub async fn get_runner(&self, id: u64) -> Result<Option<Runner>> {
-        let url = self.url(&format!("{}/actions/runners/{id}", self.scope.path()), &[])?;
-        match self.get_json::<Runner>(url).await {
+    /// One runner by id; `None` when GitHub answers 404. Transient failures are retried a
+    /// few times; a rate limit is reported, not waited out.
+    pub async fn get_runner(&self, id: u64) -> Result<Option<Runner>, ReadError> {
+        let url = self
+            .url(&format!("{}/actions/runners/{id}", self.scope.path()), &[])
+            .map_err(ReadError::Other)?;
+        match self.get_json::<Runner>(url, false).await {
             Ok((r, _)) => Ok(Some(r)),
             Err(Failure::Status { status: 404, .. }) => Ok(None),
-            Err(f) => Err(self
-                .error(f, || Error::failed("not found"))
-                .context(format!(
-                    "failed to get runner {id} of {}",
-                    self.scope.describe()
-                ))),
+            Err(f) => Err(self.read_error(f, || {
+                format!("failed to get runner {id} of {}", self.scope.describe())
+            })),
         }
     }
 
     /// The runner registered under exactly `name`, if any (`GET …/actions/runners?name=NAME`).
-    pub async fn find_runner_by_name(&self, name: &str) -> Result<Option<Runner>> {
-        let url = self.url(
-            &format!("{}/actions/runners", self.scope.path()),
-            &[("name", name)],
-        )?;
+    /// Like [`GitHubClient::get_runner`], a rate limit is reported, not waited out.
+    pub async fn find_runner_by_name(&self, name: &str) -> Result<Option<Runner>, ReadError> {
+        let url = self
+            .url(
+                &format!("{}/actions/runners", self.scope.path()),
+                &[("name", name)],
+            )
+            .map_err(ReadError::Other)?;
         let runners = self
-            .get_pages(url, |p: RunnerPage| p.runners)
+            .get_pages(url, |p: RunnerPage| p.runners, false)
             .await
-            .map_err(|f| self.error(f, || self.scope_not_found()))
-            .map_err(|e| {
-                e.context(format!(
-                    "failed to look up runner `{name}` in {}",
-                    self.scope.describe()
-                ))
+            .map_err(|f| {
+                self.read_error(f, || {
+                    format!(
+                        "failed to look up runner `{name}` in {}",
+                        self.scope.describe()
+                    )
+                })
             })?;
         // The filter is GitHub's; the exact match is ours.
         Ok(runners.into_iter().find(|r| r.name == name))
+    }
+
+    fn read_error(&self, f: Failure, context: impl FnOnce() -> String) -> ReadError {
+        let wait = match &f {
+            Failure::Status {
+                rate,
+                rate_limited: true,
+                ..
+            } => Some(rate.wait().unwrap_or(SECONDARY_LIMIT_DEFAULT_WAIT)),
+            _ => None,
+        };
+        let e = self.error(f, || self.scope_not_found()).context(context());
+        match wait {
+            Some(wait) => ReadError::RateLimited { wait, error: e },
+            None if e.kind() == crate::error::Kind::Auth => ReadError::Denied(e),
+            None => ReadError::Other(e),
+        }
     }
 
     /// Unregisters a runner (`DELETE …/actions/runners/{id}`), once, without retrying.
@@ -526,7 +586,11 @@ impl GitHubClient {
     }
 
     /// A GET with bounded, jittered retries of transient failures.
-    async fn get_json<T: DeserializeOwned>(&self, url: Url) -> Result<(T, HeaderMap), Failure> {
+    async fn get_json<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        wait_rate_limits: bool,
+    ) -> Result<(T, HeaderMap), Failure> {
         let policy = self.retry;
         let backoff = ExponentialBuilder::default()
             .with_min_delay(policy.min_delay)
@@ -536,9 +600,15 @@ impl GitHubClient {
         (|| self.get_once::<T>(url.clone()))
             .retry(backoff)
             .sleep(tokio::time::sleep)
-            .when(|f: &Failure| f.retry_hint(&policy).is_some())
+            .when(|f: &Failure| f.retry_hint(&policy, wait_rate_limits).is_some())
             // GitHub's own wait wins over our backoff; `None` means the retries are used up.
-            .adjust(|f: &Failure, d| d.map(|d| f.retry_hint(&policy).flatten().unwrap_or(d)))
+            .adjust(|f: &Failure, d| {
+                d.map(|d| {
+                    f.retry_hint(&policy, wait_rate_limits)
+                        .flatten()
+                        .unwrap_or(d)
+                })
+            })
             .await
     }
 
@@ -547,11 +617,12 @@ impl GitHubClient {
         &self,
         first: Url,
         items: impl Fn(P) -> Vec<T>,
+        wait_rate_limits: bool,
     ) -> Result<Vec<T>, Failure> {
         let mut out = Vec::new();
         let mut next = Some(first);
         while let Some(url) = next {
-            let (page, headers) = self.get_json::<P>(url.clone()).await?;
+            let (page, headers) = self.get_json::<P>(url.clone(), wait_rate_limits).await?;
             out.extend(items(page));
             next = next_link(&headers, &self.base)
                 .map_err(|detail| Failure::Decode { url, detail })?;
@@ -754,23 +825,35 @@ mod tests {
             accepted_permissions: None,
         };
         assert_eq!(
-            status(502, false, RateInfo::default()).retry_hint(&p),
+            status(502, false, RateInfo::default()).retry_hint(&p, true),
             Some(None)
         );
-        assert_eq!(status(404, false, RateInfo::default()).retry_hint(&p), None);
-        assert_eq!(status(401, false, RateInfo::default()).retry_hint(&p), None);
+        assert_eq!(
+            status(404, false, RateInfo::default()).retry_hint(&p, true),
+            None
+        );
+        assert_eq!(
+            status(401, false, RateInfo::default()).retry_hint(&p, true),
+            None
+        );
         let short = RateInfo {
             retry_after: Some(Duration::from_secs(2)),
             ..RateInfo::default()
         };
         assert_eq!(
-            status(403, true, short).retry_hint(&p),
+            status(403, true, short).retry_hint(&p, true),
             Some(Some(Duration::from_secs(2)))
         );
         let long = RateInfo {
             retry_after: Some(Duration::from_secs(3600)),
             ..RateInfo::default()
         };
-        assert_eq!(status(429, true, long).retry_hint(&p), None);
+        assert_eq!(status(429, true, long).retry_hint(&p, true), None);
+        // Single-runner reads report rate limits instead of sitting them out.
+        assert_eq!(status(403, true, short).retry_hint(&p, false), None);
+        assert_eq!(
+            status(500, false, RateInfo::default()).retry_hint(&p, false),
+            Some(None)
+        );
     }
 }

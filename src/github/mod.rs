@@ -8,6 +8,6 @@ pub mod model;
 pub(crate) mod pagination;
 pub mod rate;
 
-pub use client::{DeleteOutcome, DeleteReply, GitHubClient, RetryPolicy, TransportKind};
+pub use client::{DeleteOutcome, DeleteReply, GitHubClient, ReadError, RetryPolicy, TransportKind};
 pub use model::{Runner, RunnerGroup, RunnerLabel};
 pub use rate::RateInfo;
