@@ -13,6 +13,7 @@ use url::Url;
 use crate::cli::{GitHubArgs, KubeArgs};
 use crate::context::Env;
 use crate::error::{Error, Result};
+use crate::github::auth::{AppCredentials, Credentials};
 
 /// The GitHub API base when neither `--github-url` nor `GITHUB_API_URL` is given.
 pub const DEFAULT_GITHUB_URL: &str = "https://api.github.com";
@@ -88,9 +89,8 @@ pub struct GitHubSettings {
     pub scope: Scope,
     /// The API base, always ending in `/` so relative paths join below it.
     pub base_url: Url,
-    pub token: SecretString,
-    /// Where the token came from, for messages (`GH_TOKEN`, `--token-file /path`).
-    pub token_source: String,
+    /// A token, or a GitHub App.
+    pub credentials: Credentials,
     /// `--group`: a runner group name or id.
     pub group: Option<String>,
     /// `--ca-cert`: extra root certificate (PEM).
@@ -240,28 +240,84 @@ fn read_token_file(path: &Path) -> Result<(SecretString, String)> {
     ))
 }
 
+/// Resolves GitHub App credentials when any App setting is given (flags, else
+/// `ARCCTL_APP_ID`, `ARCCTL_INSTALLATION_ID`, `ARCCTL_APP_KEY_FILE`). An App configured on
+/// purpose wins over tokens in the environment.
+pub fn resolve_app(args: &GitHubArgs, env: &Env) -> Result<Option<AppCredentials>> {
+    let number = |flag: Option<u64>, flag_name: &str, var: &str| -> Result<Option<u64>> {
+        match (flag, env.get(var)) {
+            (Some(v), _) => Ok(Some(v)),
+            (None, Some(v)) => v.trim().parse().map(Some).map_err(|_| {
+                Error::usage(format!(
+                    "{var} `{v}` is not a number (as {flag_name} would be)"
+                ))
+            }),
+            (None, None) => Ok(None),
+        }
+    };
+    let app_id = number(args.app_id, "--app-id", "ARCCTL_APP_ID")?;
+    let installation_id = number(
+        args.installation_id,
+        "--installation-id",
+        "ARCCTL_INSTALLATION_ID",
+    )?;
+    let key = match &args.app_key {
+        Some(p) => Some((p.clone(), "--app-key")),
+        None => env
+            .get("ARCCTL_APP_KEY_FILE")
+            .map(|p| (PathBuf::from(p), "ARCCTL_APP_KEY_FILE")),
+    };
+    if app_id.is_none() && installation_id.is_none() && key.is_none() {
+        return Ok(None);
+    }
+    let (Some(app_id), Some((key_path, key_flag))) = (app_id, key) else {
+        return Err(
+            Error::usage("GitHub App authentication needs both --app-id and --app-key").with_hint(
+                "or set ARCCTL_APP_ID and ARCCTL_APP_KEY_FILE; --installation-id is optional",
+            ),
+        );
+    };
+    let key_source = format!("{key_flag} {}", key_path.display());
+    let pem = std::fs::read_to_string(&key_path).map_err(|e| {
+        Error::usage(format!("failed to read the GitHub App key ({key_source})")).with_source(e)
+    })?;
+    Ok(Some(AppCredentials {
+        app_id,
+        installation_id,
+        private_key: SecretString::from(pem),
+        key_source,
+    }))
+}
+
 /// Resolves all GitHub settings.
 pub fn resolve_github(args: &GitHubArgs, env: &Env) -> Result<GitHubSettings> {
     let scope = resolve_scope(args, env)?;
     let base_url = resolve_base_url(args, env)?;
-    if args.app_id.is_some() || args.installation_id.is_some() || args.app_key.is_some() {
-        return Err(
-            Error::usage("GitHub App authentication is not supported by this build")
-                .with_hint("use a token in GH_TOKEN or --token-file"),
-        );
-    }
     let group = args.group.clone().filter(|g| !g.trim().is_empty());
     if group.is_some() && !scope.has_groups() {
         return Err(Error::usage(
             "--group needs --org or --enterprise: repositories have no runner groups",
         ));
     }
-    let (token, token_source) = resolve_token(args, env)?;
+    let credentials = match resolve_app(args, env)? {
+        Some(app) => {
+            if matches!(scope, Scope::Enterprise(_)) {
+                return Err(
+                    Error::usage("GitHub Apps cannot use the enterprise runner endpoints")
+                        .with_hint(scope.token_requirements()),
+                );
+            }
+            Credentials::App(app)
+        }
+        None => {
+            let (token, source) = resolve_token(args, env)?;
+            Credentials::Token { token, source }
+        }
+    };
     Ok(GitHubSettings {
         scope,
         base_url,
-        token,
-        token_source,
+        credentials,
         group,
         ca_cert: args.ca_cert.clone(),
         request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -551,6 +607,9 @@ mod tests {
         let env = Env::new([("GH_TOKEN", "ghp_supersecret"), ("ARCCTL_ORG", "a")]);
         let s = resolve_github(&gh(), &env).unwrap();
         assert!(!format!("{s:?}").contains("ghp_supersecret"));
+        assert!(
+            matches!(s.credentials, Credentials::Token { ref source, .. } if source == "GH_TOKEN")
+        );
     }
 
     #[test]
@@ -603,6 +662,59 @@ mod tests {
             resolve_github(&a, &env).unwrap().group.as_deref(),
             Some("g")
         );
+    }
+
+    #[test]
+    fn app_settings_win_over_tokens_and_need_id_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("app.pem");
+        std::fs::write(&key, "-----BEGIN RSA PRIVATE KEY-----\n").unwrap();
+        let env = Env::new([("GH_TOKEN", "t"), ("ARCCTL_ORG", "acme")]);
+        let a = GitHubArgs {
+            app_id: Some(12),
+            app_key: Some(key.clone()),
+            ..gh()
+        };
+        match resolve_github(&a, &env).unwrap().credentials {
+            Credentials::App(app) => {
+                assert_eq!(app.app_id, 12);
+                assert_eq!(app.installation_id, None);
+            }
+            other => panic!("{other:?}"),
+        }
+        // From the environment, with an installation id.
+        let env2 = Env::new([
+            ("ARCCTL_ORG", "acme"),
+            ("ARCCTL_APP_ID", "12"),
+            ("ARCCTL_INSTALLATION_ID", "99"),
+            ("ARCCTL_APP_KEY_FILE", key.to_str().unwrap()),
+        ]);
+        match resolve_github(&gh(), &env2).unwrap().credentials {
+            Credentials::App(app) => assert_eq!(app.installation_id, Some(99)),
+            other => panic!("{other:?}"),
+        }
+        // An id without a key, a bad number, a missing key file, an enterprise: usage errors.
+        let a = GitHubArgs {
+            app_id: Some(12),
+            ..gh()
+        };
+        assert_eq!(resolve_github(&a, &env).unwrap_err().exit_code(), 2);
+        let env3 = Env::new([("ARCCTL_ORG", "acme"), ("ARCCTL_APP_ID", "twelve")]);
+        assert_eq!(resolve_github(&gh(), &env3).unwrap_err().exit_code(), 2);
+        let a = GitHubArgs {
+            app_id: Some(12),
+            app_key: Some(dir.path().join("missing.pem")),
+            ..gh()
+        };
+        assert_eq!(resolve_github(&a, &env).unwrap_err().exit_code(), 2);
+        let a = GitHubArgs {
+            app_id: Some(12),
+            app_key: Some(key),
+            enterprise: Some("e".into()),
+            ..gh()
+        };
+        let env4 = Env::new([("GH_TOKEN", "t")]);
+        assert_eq!(resolve_github(&a, &env4).unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arcctl::config::{GitHubSettings, Scope};
+use arcctl::github::auth::Credentials;
 use arcctl::github::{DeleteOutcome, GitHubClient, ReadError, RetryPolicy, TransportKind};
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, Response, StatusCode};
@@ -95,8 +96,10 @@ fn settings(url: &str, scope: Scope) -> GitHubSettings {
     GitHubSettings {
         scope,
         base_url: url::Url::parse(&format!("{url}/")).unwrap(),
-        token: SecretString::from(TOKEN.to_owned()),
-        token_source: "GH_TOKEN".into(),
+        credentials: Credentials::Token {
+            token: SecretString::from(TOKEN.to_owned()),
+            source: "GH_TOKEN".into(),
+        },
         group: None,
         ca_cert: None,
         request_timeout: Duration::from_secs(5),

@@ -14,10 +14,12 @@ use reqwest::header::{ACCEPT, HeaderMap, HeaderValue, USER_AGENT};
 use reqwest::{Method, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
 use serde::de::DeserializeOwned;
+use std::time::SystemTime;
 use url::Url;
 
 use crate::config::{GitHubSettings, Scope};
 use crate::error::{Error, Result};
+use crate::github::auth::{Credentials, Installation, InstallationToken, Minted, app_jwt};
 use crate::github::model::{ErrorBody, Runner, RunnerGroup, RunnerGroupPage, RunnerPage};
 use crate::github::pagination::next_link;
 use crate::github::rate::{RateInfo, SECONDARY_LIMIT_DEFAULT_WAIT, is_rate_limited};
@@ -163,6 +165,8 @@ pub(crate) enum Failure {
         url: Url,
         detail: String,
     },
+    /// Credentials could not be obtained (GitHub App token minting); a finished error.
+    Auth(Error),
 }
 
 impl Failure {
@@ -188,7 +192,7 @@ impl Failure {
                     None
                 }
             }
-            Failure::Decode { .. } => None,
+            Failure::Decode { .. } | Failure::Auth(_) => None,
         }
     }
 }
@@ -205,8 +209,9 @@ struct Reply {
 pub struct GitHubClient {
     http: reqwest::Client,
     base: Url,
-    token: SecretString,
-    token_source: String,
+    credentials: Credentials,
+    /// The App's current installation token (App credentials only).
+    minted: Arc<tokio::sync::Mutex<Option<Minted>>>,
     scope: Scope,
     last_rate: Arc<Mutex<Option<RateInfo>>>,
     retry: RetryPolicy,
@@ -217,7 +222,7 @@ impl std::fmt::Debug for GitHubClient {
         f.debug_struct("GitHubClient")
             .field("base", &self.base.as_str())
             .field("scope", &self.scope)
-            .field("token", &"[redacted]")
+            .field("credentials", &self.credentials.describe())
             .finish()
     }
 }
@@ -262,8 +267,8 @@ impl GitHubClient {
         Ok(GitHubClient {
             http,
             base: settings.base_url.clone(),
-            token: settings.token.clone(),
-            token_source: settings.token_source.clone(),
+            credentials: settings.credentials.clone(),
+            minted: Arc::new(tokio::sync::Mutex::new(None)),
             scope: settings.scope.clone(),
             last_rate: Arc::new(Mutex::new(None)),
             retry: RetryPolicy::default(),
@@ -456,6 +461,20 @@ impl GitHubClient {
                 },
                 rate: RateInfo::default(),
             },
+            Err(Failure::Auth(e)) => DeleteReply {
+                outcome: if e.kind() == crate::error::Kind::Auth {
+                    DeleteOutcome::Denied {
+                        status: 401,
+                        message: e.to_string(),
+                    }
+                } else {
+                    DeleteOutcome::Unexpected {
+                        status: 0,
+                        message: e.to_string(),
+                    }
+                },
+                rate: RateInfo::default(),
+            },
             Err(other) => DeleteReply {
                 outcome: DeleteOutcome::Unexpected {
                     status: 0,
@@ -527,12 +546,23 @@ impl GitHubClient {
         Ok(url)
     }
 
-    /// Sends one request; any HTTP status is `Ok`.
+    /// Sends one request with the current credentials; any HTTP status is `Ok`.
     async fn send(&self, method: Method, url: Url) -> Result<Reply, Failure> {
+        let bearer = self.bearer().await?;
+        self.send_as(method, url, &bearer).await
+    }
+
+    /// Sends one request with `bearer`; any HTTP status is `Ok`.
+    async fn send_as(
+        &self,
+        method: Method,
+        url: Url,
+        bearer: &SecretString,
+    ) -> Result<Reply, Failure> {
         let resp = self
             .http
             .request(method, url)
-            .bearer_auth(self.token.expose_secret())
+            .bearer_auth(bearer.expose_secret())
             .send()
             .await
             .map_err(|e| Failure::Transport {
@@ -556,6 +586,84 @@ impl GitHubClient {
             status,
             headers,
             body: body.to_vec(),
+        })
+    }
+
+    /// The token to send: the configured one, or the App's installation token, minted (once,
+    /// for all concurrent requests) when missing or about to expire.
+    async fn bearer(&self) -> Result<SecretString, Failure> {
+        let app = match &self.credentials {
+            Credentials::Token { token, .. } => return Ok(token.clone()),
+            Credentials::App(app) => app,
+        };
+        let mut minted = self.minted.lock().await;
+        let now = SystemTime::now();
+        if let Some(m) = minted.as_ref().filter(|m| m.fresh(now)) {
+            return Ok(m.token.clone());
+        }
+        let jwt = app_jwt(app, now).map_err(Failure::Auth)?;
+        let installation = match app.installation_id {
+            Some(id) => id,
+            None => {
+                let url = self
+                    .url_plain(&format!("{}/installation", self.scope.path()))
+                    .map_err(Failure::Auth)?;
+                let reply = self.send_as(Method::GET, url, &jwt).await?;
+                self.app_answer::<Installation>(&reply, app.app_id, "find its installation on")?
+                    .id
+            }
+        };
+        let url = self
+            .url_plain(&format!("app/installations/{installation}/access_tokens"))
+            .map_err(Failure::Auth)?;
+        let reply = self.send_as(Method::POST, url, &jwt).await?;
+        let t: InstallationToken =
+            self.app_answer(&reply, app.app_id, "get an installation token for")?;
+        let m = Minted::new(t.token, t.expires_at.as_deref(), now);
+        let token = m.token.clone();
+        *minted = Some(m);
+        Ok(token)
+    }
+
+    /// Decodes an answer of the App endpoints; refusals become errors naming the App.
+    fn app_answer<T: DeserializeOwned>(
+        &self,
+        reply: &Reply,
+        app_id: u64,
+        doing: &str,
+    ) -> Result<T, Failure> {
+        let status = reply.status.as_u16();
+        if reply.status.is_success() {
+            return serde_json::from_slice(&reply.body).map_err(|e| {
+                Failure::Auth(
+                    Error::failed(format!(
+                        "unexpected answer from GitHub's App API ({status})"
+                    ))
+                    .with_source(e),
+                )
+            });
+        }
+        let message = error_message(reply);
+        let what = format!(
+            "GitHub App {app_id} could not {doing} {} ({status} {message})",
+            self.scope.describe()
+        );
+        Err(Failure::Auth(match status {
+            401 => Error::auth(what)
+                .with_hint("check --app-id and that --app-key is the App's current private key"),
+            403 => Error::auth(what),
+            404 => Error::auth(what).with_hint(format!(
+                "install the App on {} (or pass --installation-id)",
+                self.scope.describe()
+            )),
+            _ => Error::failed(what),
+        }))
+    }
+
+    /// `base` + `path`, without query parameters.
+    fn url_plain(&self, path: &str) -> Result<Url> {
+        self.base.join(path).map_err(|e| {
+            Error::usage(format!("cannot build a GitHub URL from `{}`", self.base)).with_source(e)
         })
     }
 
@@ -640,6 +748,7 @@ impl GitHubClient {
             ))
             .with_source(source)
             .with_hint("check --github-url / GITHUB_API_URL and the network"),
+            Failure::Auth(e) => e,
             Failure::Decode { url, detail } => Error::failed(format!(
                 "unexpected response from GitHub at {}",
                 strip_query(&url)
@@ -668,8 +777,8 @@ impl GitHubClient {
                 }
                 match status {
                     401 => Error::auth(format!(
-                        "GitHub rejected the token from {} ({what})",
-                        self.token_source
+                        "GitHub rejected {} ({what})",
+                        self.credentials.describe()
                     ))
                     .with_hint(self.scope.token_requirements()),
                     403 => {

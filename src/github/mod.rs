@@ -3,6 +3,7 @@
 //!
 //! Returns data and typed outcomes; never prints.
 
+pub mod auth;
 pub mod client;
 pub mod model;
 pub(crate) mod pagination;
