@@ -290,7 +290,12 @@ pub struct RecreateArgs {
     #[command(flatten)]
     pub drain: DrainOptions,
     /// Runners replaced per batch: a count or a percentage of the selection (`25%`).
-    #[arg(long, value_name = "N|P%", default_value = "1", help_heading = "Recreate")]
+    #[arg(
+        long,
+        value_name = "N|P%",
+        default_value = "1",
+        help_heading = "Recreate"
+    )]
     pub batch_size: String,
     /// Wait for each replacement to be Running and online before the next batch (default).
     #[arg(long, overrides_with = "no_wait_ready", help_heading = "Recreate")]
@@ -359,6 +364,9 @@ pub struct SandboxArgs {
     /// retry-after.
     #[arg(long, value_name = "POINTS_PER_MINUTE")]
     pub secondary_limit: Option<u32>,
+    /// Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable).
+    #[arg(long = "forbid-namespace", value_name = "NS")]
+    pub forbid_namespaces: Vec<String>,
     /// Accept GitHub App JWTs for this App id.
     #[arg(long, value_name = "ID", requires = "app_public_key")]
     pub app_id: Option<u64>,

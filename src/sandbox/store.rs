@@ -5,7 +5,7 @@
 //! the simulated controller need: label and field selectors, paging order, JSON merge patch,
 //! deletes with uid preconditions, and a stream of watch events.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::{Value, json};
 
@@ -146,6 +146,18 @@ pub struct WatchEvent {
 
 type Key = (ResourceType, String, String);
 
+/// How many recent watch events the store keeps, so a watch can resume from a list's
+/// resourceVersion without missing what happened in between.
+const HISTORY: usize = 4096;
+
+/// One container log line and when it was written (RFC 3339 with nanoseconds, as
+/// `kubectl logs --timestamps` shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub time: String,
+    pub line: String,
+}
+
 /// The object store.
 #[derive(Debug)]
 pub struct Store {
@@ -154,7 +166,10 @@ pub struct Store {
     uid_seed: u64,
     uid_counter: u64,
     logs: BTreeMap<(String, String, String), Vec<String>>,
+    log_times: BTreeMap<(String, String, String), Vec<String>>,
     events: tokio::sync::broadcast::Sender<WatchEvent>,
+    /// The last [`HISTORY`] events with their resourceVersions, oldest first.
+    history: VecDeque<(u64, WatchEvent)>,
 }
 
 impl Store {
@@ -166,7 +181,9 @@ impl Store {
             uid_seed: seed,
             uid_counter: 0,
             logs: BTreeMap::new(),
+            log_times: BTreeMap::new(),
             events: tokio::sync::broadcast::channel(4096).0,
+            history: VecDeque::new(),
         }
     }
 
@@ -205,13 +222,39 @@ impl Store {
         (rt, ns.to_owned(), name.to_owned())
     }
 
-    fn emit(&self, kind: ResourceType, event_type: &'static str, object: &Value) {
-        // No receivers is fine: nobody is watching.
-        let _ = self.events.send(WatchEvent {
+    fn emit(&mut self, kind: ResourceType, event_type: &'static str, object: &Value) {
+        let event = WatchEvent {
             kind,
             event_type,
             object: object.clone(),
-        });
+        };
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history
+            .push_back((self.resource_version, event.clone()));
+        // No receivers is fine: nobody is watching.
+        let _ = self.events.send(event);
+    }
+
+    /// The events after resourceVersion `rv`, oldest first; `None` when some of them are no
+    /// longer kept (the API server's "too old resource version").
+    pub fn events_since(&self, rv: u64) -> Option<Vec<WatchEvent>> {
+        let oldest_kept = self
+            .history
+            .front()
+            .map_or(self.resource_version, |(v, _)| *v);
+        // Every version from rv+1 on must still be kept; versions are consecutive.
+        if rv < self.resource_version && rv + 1 < oldest_kept {
+            return None;
+        }
+        Some(
+            self.history
+                .iter()
+                .filter(|(v, _)| *v > rv)
+                .map(|(_, e)| e.clone())
+                .collect(),
+        )
     }
 
     /// Creates `obj`, filling apiVersion, kind, namespace, uid, resourceVersion and
@@ -364,7 +407,10 @@ impl Store {
         let mut obj = self.objects.remove(&key).ok_or(StoreError::NotFound)?;
         obj["metadata"]["resourceVersion"] = json!(self.bump());
         if rt == PODS {
-            self.logs.retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
+            self.logs
+                .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
+            self.log_times
+                .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
         }
         self.emit(rt, "DELETED", &obj);
         Ok(obj)
@@ -372,10 +418,26 @@ impl Store {
 
     /// Appends a line to a container's log.
     pub fn append_log(&mut self, ns: &str, pod: &str, container: &str, line: String) {
-        self.logs
-            .entry((ns.to_owned(), pod.to_owned(), container.to_owned()))
+        let key = (ns.to_owned(), pod.to_owned(), container.to_owned());
+        self.log_times
+            .entry(key.clone())
             .or_default()
-            .push(line);
+            .push(now_rfc3339_nanos());
+        self.logs.entry(key).or_default().push(line);
+    }
+
+    /// A container's log lines with the times they were written.
+    pub fn log_entries(&self, ns: &str, pod: &str, container: &str) -> Vec<LogEntry> {
+        let key = (ns.to_owned(), pod.to_owned(), container.to_owned());
+        let times = self.log_times.get(&key).map_or(&[][..], Vec::as_slice);
+        self.log(ns, pod, container)
+            .iter()
+            .zip(times)
+            .map(|(line, time)| LogEntry {
+                time: time.clone(),
+                line: line.clone(),
+            })
+            .collect()
     }
 
     /// A container's log lines (all of them; the API layer applies `tailLines`).
@@ -420,6 +482,13 @@ pub fn now_rfc3339() -> String {
         .round(jiff::Unit::Second)
         .unwrap_or_else(|_| jiff::Timestamp::now())
         .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// The current time as `kubectl logs --timestamps` shows it (RFC 3339, nanoseconds, UTC).
+pub fn now_rfc3339_nanos() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S%.9fZ")
         .to_string()
 }
 
@@ -482,8 +551,7 @@ impl LabelSelector {
 fn valid_key(k: &str) -> Option<String> {
     let ok = !k.is_empty()
         && k.len() <= 253
-        && k
-            .chars()
+        && k.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
     ok.then(|| k.to_owned())
 }
@@ -556,6 +624,11 @@ impl FieldSelector {
         Ok(FieldSelector(reqs))
     }
 
+    /// The fields this selector names, so the API can refuse ones a resource type lacks.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(f, _, _)| f.as_str())
+    }
+
     pub fn matches(&self, obj: &Value) -> bool {
         self.0.iter().all(|(field, eq, want)| {
             let mut v = obj;
@@ -589,7 +662,9 @@ mod tests {
     #[test]
     fn create_fills_server_fields_and_refuses_duplicates() {
         let mut s = Store::new(7);
-        let p = s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        let p = s
+            .create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         assert_eq!(p["kind"], "Pod");
         assert_eq!(p["apiVersion"], "v1");
         assert_eq!(p["metadata"]["namespace"], "ns");
@@ -599,7 +674,10 @@ mod tests {
             Err(StoreError::AlreadyExists)
         );
         // The same name in another namespace is another object.
-        assert!(s.create(PODS, Some("other"), pod("a", "n1", json!({}))).is_ok());
+        assert!(
+            s.create(PODS, Some("other"), pod("a", "n1", json!({})))
+                .is_ok()
+        );
     }
 
     #[test]
@@ -618,7 +696,11 @@ mod tests {
     fn generate_name_adds_a_suffix() {
         let mut s = Store::new(1);
         let o = s
-            .create(RUNNERS, Some("ns"), json!({"metadata": {"generateName": "rd-"}}))
+            .create(
+                RUNNERS,
+                Some("ns"),
+                json!({"metadata": {"generateName": "rd-"}}),
+            )
             .unwrap();
         let name = o["metadata"]["name"].as_str().unwrap();
         assert!(name.starts_with("rd-") && name.len() == 8, "{name}");
@@ -627,7 +709,9 @@ mod tests {
     #[test]
     fn delete_honours_uid_preconditions() {
         let mut s = Store::new(1);
-        let p = s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        let p = s
+            .create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         let uid = p["metadata"]["uid"].as_str().unwrap().to_owned();
         assert!(matches!(
             s.delete(PODS, Some("ns"), "a", Some("not-the-uid")),
@@ -677,7 +761,11 @@ mod tests {
         assert!(m("!missing"));
         assert!(!m("!app"));
         assert!(m(""));
-        assert!(!LabelSelector::parse("app=web").unwrap().matches(&Value::Null));
+        assert!(
+            !LabelSelector::parse("app=web")
+                .unwrap()
+                .matches(&Value::Null)
+        );
         assert!(LabelSelector::parse("a b=c").is_err());
         assert!(LabelSelector::parse("app in web").is_err());
     }
@@ -708,18 +796,51 @@ mod tests {
     fn watchers_see_changes() {
         let mut s = Store::new(1);
         let mut rx = s.subscribe();
-        s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert_eq!(rx.try_recv().unwrap().event_type, "ADDED");
         assert_eq!(rx.try_recv().unwrap().event_type, "DELETED");
     }
 
     #[test]
+    fn history_replays_events_after_a_resource_version() {
+        let mut s = Store::new(1);
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
+        let rv = s.resource_version();
+        s.create(PODS, Some("ns"), pod("b", "n1", json!({})))
+            .unwrap();
+        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        let since = s.events_since(rv).unwrap();
+        let seen: Vec<_> = since
+            .iter()
+            .map(|e| (e.event_type, e.object["metadata"]["name"].as_str().unwrap()))
+            .collect();
+        assert_eq!(seen, [("ADDED", "b"), ("DELETED", "a")]);
+        assert!(s.events_since(s.resource_version()).unwrap().is_empty());
+        for i in 0..HISTORY {
+            s.merge_patch(
+                PODS,
+                Some("ns"),
+                "b",
+                &json!({"metadata": {"labels": {"i": i.to_string()}}}),
+            )
+            .unwrap();
+        }
+        assert!(s.events_since(rv).is_none(), "too old");
+    }
+
+    #[test]
     fn logs_go_with_their_pod() {
         let mut s = Store::new(1);
-        s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         s.append_log("ns", "a", "runner", "line".into());
         assert_eq!(s.log("ns", "a", "runner"), ["line"]);
+        let entries = s.log_entries("ns", "a", "runner");
+        assert_eq!(entries.len(), 1);
+        assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());
     }
