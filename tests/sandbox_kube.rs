@@ -195,6 +195,68 @@ async fn kubectl_cordons_a_node() {
     assert_ne!(node["spec"]["unschedulable"], true);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_annotates_labels_patches_and_pages() {
+    let world = world(&[]);
+    let kube = kubeconfig(&serve(world.clone()).await);
+    kube.ok(&["annotate", "pod", LEGACY_POD, "arcctl.io/drain=yes"])
+        .await;
+    kube.ok(&["label", "pod", LEGACY_POD, "team=web"]).await;
+    kube.ok(&[
+        "patch",
+        "pod",
+        LEGACY_POD,
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/labels/pod-template-hash"}]"#,
+    ])
+    .await;
+    let er = SCALE_SET_PODS[0];
+    kube.ok(&[
+        "patch",
+        "ephemeralrunner",
+        er,
+        "--type",
+        "merge",
+        "-p",
+        r#"{"metadata":{"labels":{"m":"1"}}}"#,
+    ])
+    .await;
+    let pod = world::lock(&world)
+        .store
+        .get(PODS, Some(NS), LEGACY_POD)
+        .cloned()
+        .unwrap();
+    assert_eq!(pod["metadata"]["annotations"]["arcctl.io/drain"], "yes");
+    assert_eq!(pod["metadata"]["annotations"]["actions-runner/id"], "200");
+    assert_eq!(pod["metadata"]["labels"]["team"], "web");
+    assert!(
+        pod["metadata"]["labels"]["pod-template-hash"].is_null(),
+        "{pod}"
+    );
+    assert_eq!(pod["metadata"]["labels"]["actions-runner"], "");
+    let out = kube
+        .ok(&["get", "ephemeralrunners", "-l", "m=1", "-o", "name"])
+        .await;
+    assert_eq!(
+        lines(&out),
+        [format!("ephemeralrunner.actions.github.com/{er}")]
+    );
+
+    // kubectl pages with limit/continue; small chunks still see every pod once.
+    let out = kube
+        .ok(&["get", "pods", "-A", "--chunk-size=2", "-o", "name"])
+        .await;
+    let mut got = lines(&out);
+    got.dedup();
+    assert_eq!(got.len(), 5, "{out}");
+    assert!(
+        count(&world, "GET", "/api/v1/pods", 200) >= 3,
+        "three pages"
+    );
+}
+
 mod kube_rs {
     use super::*;
     use futures::{StreamExt, TryStreamExt};
@@ -658,5 +720,18 @@ mod kube_rs {
             })
             .collect();
         assert_eq!(added, [SCALE_SET_PODS[2]]);
+
+        // A resourceVersion older than the kept history: a 410 error event, then the end.
+        let events: Vec<_> = pods
+            .watch(&wp, "1")
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        match events.as_slice() {
+            [WatchEvent::Error(e)] => assert_eq!((e.code, e.reason.as_str()), (410, "Expired")),
+            other => panic!("expected one 410 error event, got {other:?}"),
+        }
     }
 }
