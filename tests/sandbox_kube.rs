@@ -257,6 +257,83 @@ async fn kubectl_annotates_labels_patches_and_pages() {
     );
 }
 
+/// Waits (bounded) until the world has counted `n` requests of this kind.
+async fn until_counted(world: &world::SharedWorld, method: &str, pattern: &str, n: u64) {
+    for _ in 0..600 {
+        if count(world, method, pattern, 200) >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{method} {pattern} was not requested {n} times within 30 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_watches_and_drains() {
+    let world = world(&[]);
+    let kube = std::sync::Arc::new(kubeconfig(&serve(world.clone()).await));
+
+    // `get -w` lists, then watches from the list's resourceVersion; it sees a deletion.
+    let watcher = {
+        let kube = kube.clone();
+        tokio::spawn(async move {
+            kube.kubectl(&["get", "pods", "-w", "--request-timeout=5s"])
+                .await
+        })
+    };
+    until_counted(&world, "GET", "/api/v1/namespaces/{ns}/pods", 2).await;
+    world::lock(&world)
+        .delete_object(PODS, Some(NS), SCALE_SET_PODS[2], None)
+        .unwrap();
+    let out = watcher.await.unwrap();
+    let rows: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with(SCALE_SET_PODS[2]))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        2,
+        "listed, then its deletion:\n{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert_eq!(
+        out.stdout.matches("NAME").count(),
+        1,
+        "one header:\n{}",
+        out.stdout
+    );
+    assert!(
+        rows[1].contains("Running"),
+        "a Table row from the watch:\n{}",
+        out.stdout
+    );
+
+    // `drain` cordons, then evicts every pod on the node (pods/eviction).
+    let out = kube
+        .ok(&[
+            "drain",
+            "node-2",
+            "--ignore-daemonsets",
+            "--force",
+            "--timeout=20s",
+        ])
+        .await;
+    assert!(out.contains("node/node-2 drained"), "{out}");
+    assert!(!has_pod(&world, NS, LEGACY_POD));
+    assert!(!has_pod(&world, OTHER_NS, OTHER_POD));
+    assert!(has_pod(&world, NS, SCALE_SET_PODS[0]), "node-1's pods stay");
+    let node = world::lock(&world)
+        .store
+        .get(NODES, None, "node-2")
+        .cloned()
+        .unwrap();
+    assert_eq!(node["spec"]["unschedulable"], true);
+    let evictions = "/api/v1/namespaces/{ns}/pods/{name}/eviction";
+    assert_eq!(count(&world, "POST", evictions, 201), 2);
+}
+
 mod kube_rs {
     use super::*;
     use futures::{StreamExt, TryStreamExt};
@@ -509,6 +586,66 @@ mod kube_rs {
                 .unwrap_err(),
         );
         assert_eq!(e.code, 404);
+        // Every line was written just now: a minute back sees them all.
+        let lp = LogParams {
+            since_seconds: Some(60),
+            ..LogParams::default()
+        };
+        assert_eq!(
+            lines(&pods.logs(SCALE_SET_PODS[0], &lp).await.unwrap()),
+            RUNNER_LOG
+        );
+        let future = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(3600);
+        let lp = LogParams {
+            since_time: Some(future),
+            ..LogParams::default()
+        };
+        assert_eq!(pods.logs(SCALE_SET_PODS[0], &lp).await.unwrap(), "");
+        let lp = LogParams {
+            limit_bytes: Some(10),
+            ..LogParams::default()
+        };
+        assert_eq!(
+            pods.logs(SCALE_SET_PODS[0], &lp).await.unwrap(),
+            &RUNNER_LOG[0][..10]
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn follows_logs_until_the_pod_goes() {
+        use futures::AsyncBufReadExt;
+        let world = world(&[]);
+        let kube = kubeconfig(&serve(world.clone()).await);
+        let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
+        let name = SCALE_SET_PODS[1];
+        let lp = LogParams {
+            follow: true,
+            tail_lines: Some(1),
+            ..LogParams::default()
+        };
+        let mut lines = pods.log_stream(name, &lp).await.unwrap().lines();
+        assert_eq!(
+            lines.try_next().await.unwrap().as_deref(),
+            Some(RUNNER_LOG[3])
+        );
+        world::lock(&world)
+            .store
+            .append_log(NS, name, "runner", "Listening for Jobs".into());
+        assert_eq!(
+            lines.try_next().await.unwrap().as_deref(),
+            Some("Listening for Jobs")
+        );
+        world::lock(&world)
+            .delete_object(PODS, Some(NS), name, None)
+            .unwrap();
+        let rest = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            lines.try_collect::<Vec<_>>(),
+        )
+        .await
+        .expect("a followed log ends when its pod goes")
+        .unwrap();
+        assert!(rest.is_empty(), "{rest:?}");
     }
 
     fn ephemeral_runners() -> ApiResource {

@@ -426,13 +426,14 @@ impl Store {
         self.logs.entry(key).or_default().push(line);
     }
 
-    /// A container's log lines with the times they were written.
-    pub fn log_entries(&self, ns: &str, pod: &str, container: &str) -> Vec<LogEntry> {
+    /// A container's log lines from line `from` on (0: all), with the times they were written.
+    pub fn log_entries(&self, ns: &str, pod: &str, container: &str, from: usize) -> Vec<LogEntry> {
         let key = (ns.to_owned(), pod.to_owned(), container.to_owned());
         let times = self.log_times.get(&key).map_or(&[][..], Vec::as_slice);
         self.log(ns, pod, container)
             .iter()
             .zip(times)
+            .skip(from)
             .map(|(line, time)| LogEntry {
                 time: time.clone(),
                 line: line.clone(),
@@ -838,8 +839,10 @@ mod tests {
             .unwrap();
         s.append_log("ns", "a", "runner", "line".into());
         assert_eq!(s.log("ns", "a", "runner"), ["line"]);
-        let entries = s.log_entries("ns", "a", "runner");
-        assert_eq!(entries.len(), 1);
+        s.append_log("ns", "a", "runner", "second".into());
+        let entries = s.log_entries("ns", "a", "runner", 0);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(s.log_entries("ns", "a", "runner", 1)[0].line, "second");
         assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());

@@ -109,6 +109,10 @@ pub(crate) fn resource_list(group: &str, version: &str) -> Value {
                 "name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod",
                 "verbs": ["get"],
             }));
+            resources.push(json!({
+                "name": "pods/eviction", "singularName": "", "namespaced": true,
+                "group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"],
+            }));
         }
         resources.push(json!({
             "name": format!("{}/status", rt.plural),

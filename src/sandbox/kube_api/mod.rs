@@ -189,7 +189,8 @@ fn respond(
                 return Err(ApiError::method_not_allowed());
             }
             if req.query.get("watch") == Some("true") {
-                return watch::watch(world, rt, ns, &req.query);
+                let table = header(req, ACCEPT).contains("as=Table");
+                return watch::watch(world, rt, ns, &req.query, table);
             }
             let list = objects::list(world, rt, ns.as_deref(), &req.query)?;
             Ok(json(table::maybe_table(header(req, ACCEPT), rt, list)))
@@ -203,8 +204,15 @@ fn respond(
                     Ok(json(table::maybe_table(header(req, ACCEPT), rt, obj)))
                 }
                 (&Method::GET, Some(Sub::Log)) => {
-                    let text = logs::logs(world, ns.unwrap_or(""), &name, &req.query)?;
-                    Ok(([(CONTENT_TYPE, "text/plain")], text).into_response())
+                    logs::logs(world, ns.unwrap_or(""), &name, &req.query)
+                }
+                (&Method::POST, Some(Sub::Eviction)) => {
+                    objects::evict(world, ns, &name, &req.body)?;
+                    let created = serde_json::json!({
+                        "kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Success", "code": 201,
+                    });
+                    Ok((axum::http::StatusCode::CREATED, axum::Json(created)).into_response())
                 }
                 (&Method::DELETE, None) => {
                     objects::delete(world, rt, ns, &name, &req.query, &req.body).map(json)

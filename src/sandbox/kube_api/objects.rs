@@ -365,3 +365,35 @@ pub(crate) fn patch(
     w.patch_object(rt, ns, name, &patch)
         .map_err(|e| ApiError::from_store(rt, name, e))
 }
+
+/// `pods/{name}/eviction`: the sandbox has no PodDisruptionBudgets, so an eviction is a delete
+/// with the Eviction's `deleteOptions`, as the real server does when no budget objects.
+pub(crate) fn evict(
+    world: &SharedWorld,
+    ns: Option<&str>,
+    name: &str,
+    body: &[u8],
+) -> Result<(), ApiError> {
+    let eviction: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("invalid Eviction: {e}")))?;
+    if let Some(named) = eviction["metadata"]["name"].as_str()
+        && named != name
+    {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Eviction object",
+        ));
+    }
+    let options = match eviction.get("deleteOptions") {
+        Some(o) if !o.is_null() => o.to_string(),
+        _ => String::new(),
+    };
+    delete(
+        world,
+        PODS,
+        ns,
+        name,
+        &Query(Vec::new()),
+        options.as_bytes(),
+    )
+    .map(|_| ())
+}

@@ -10,6 +10,8 @@ use crate::sandbox::store::{ALL_TYPES, ResourceType};
 pub(crate) enum Sub {
     Status,
     Log,
+    /// `pods/{name}/eviction`: what `kubectl drain` posts.
+    Eviction,
 }
 
 impl Sub {
@@ -17,6 +19,7 @@ impl Sub {
         match self {
             Sub::Status => "status",
             Sub::Log => "log",
+            Sub::Eviction => "eviction",
         }
     }
 }
@@ -141,6 +144,7 @@ fn parse_in_version(group: &str, version: &str, rest: &[&str], prefix: String) -
                 [] => None,
                 ["status"] => Some(Sub::Status),
                 ["log"] if rt.plural == "pods" => Some(Sub::Log),
+                ["eviction"] if rt.plural == "pods" => Some(Sub::Eviction),
                 _ => return None,
             };
             pattern.push_str(&format!("/{plural}/{{name}}"));

@@ -153,6 +153,23 @@ fn table(rt: ResourceType, value: Value) -> Value {
     })
 }
 
+/// One object as the Table a watch event carries when the client asked for Tables; the real
+/// server sends the column definitions with the first event only, so kubectl prints one header.
+pub(crate) fn event_table(rt: ResourceType, object: &Value, with_columns: bool) -> Value {
+    let columns = if with_columns {
+        columns(rt)
+    } else {
+        Vec::new()
+    };
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": { "resourceVersion": object["metadata"]["resourceVersion"] },
+        "columnDefinitions": columns,
+        "rows": [row(rt, object)],
+    })
+}
+
 /// Age as kubectl prints it (`45s`, `3m12s`, `5h`, `2d3h`).
 fn age(created: &str) -> String {
     let Ok(t) = created.parse::<jiff::Timestamp>() else {

@@ -19,6 +19,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::Query;
 use super::objects::selectors;
 use super::status::ApiError;
+use super::table;
 use crate::sandbox::store::{FieldSelector, LabelSelector, ResourceType, WatchEvent};
 use crate::sandbox::world::{self, SharedWorld};
 
@@ -46,18 +47,38 @@ impl Filter {
     }
 }
 
+/// Encodes events, as objects or as Tables with the column definitions on the first one.
+struct Encoder {
+    rt: ResourceType,
+    table: bool,
+    sent: bool,
+}
+
+impl Encoder {
+    fn line(&mut self, event_type: &str, object: &Value) -> Bytes {
+        if event_type == "ERROR" || !self.table {
+            return line(event_type, object);
+        }
+        let first = !self.sent;
+        self.sent = true;
+        line(event_type, &table::event_table(self.rt, object, first))
+    }
+}
+
 fn line(event_type: &str, object: &Value) -> Bytes {
     let mut text = json!({ "type": event_type, "object": object }).to_string();
     text.push('\n');
     Bytes::from(text)
 }
 
-/// Starts a watch of `rt` in `ns` (all namespaces when `None`).
+/// Starts a watch of `rt` in `ns` (all namespaces when `None`); `table`: the client asked for
+/// Tables.
 pub(crate) fn watch(
     world: &SharedWorld,
     rt: ResourceType,
     ns: Option<String>,
     q: &Query,
+    table: bool,
 ) -> Result<Response, ApiError> {
     let (labels, fields) = selectors(rt, q)?;
     let timeout = match q.get("timeoutSeconds") {
@@ -81,6 +102,11 @@ pub(crate) fn watch(
         labels,
         fields,
     };
+    let mut enc = Encoder {
+        rt,
+        table,
+        sent: false,
+    };
     // Subscribing and taking the starting point under one lock: nothing falls in between.
     let (mut events, initial, expired) = {
         let w = world::lock(world);
@@ -91,7 +117,7 @@ pub(crate) fn watch(
                     .store
                     .list(rt, filter.ns.as_deref(), &filter.labels, &filter.fields)
                     .into_iter()
-                    .map(|o| line("ADDED", o))
+                    .map(|o| enc.line("ADDED", o))
                     .collect();
                 (events, initial, false)
             }
@@ -100,7 +126,7 @@ pub(crate) fn watch(
                     let initial = replay
                         .iter()
                         .filter(|e| filter.matches(e))
-                        .map(|e| line(e.event_type, &e.object))
+                        .map(|e| enc.line(e.event_type, &e.object))
                         .collect();
                     (events, initial, false)
                 }
@@ -130,7 +156,7 @@ pub(crate) fn watch(
             };
             match next {
                 Ok(Ok(e)) if filter.matches(&e) => {
-                    if tx.send(line(e.event_type, &e.object)).await.is_err() {
+                    if tx.send(enc.line(e.event_type, &e.object)).await.is_err() {
                         return;
                     }
                 }
