@@ -4,325 +4,21 @@
 //! `src/sandbox/github_api/mod.rs`. Rate-limit windows run on a manual clock, so nothing here
 //! depends on how fast the machine is.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+#[path = "sandbox_github/fixture.rs"]
+mod fixture;
+#[path = "sandbox_github/openapi.rs"]
+mod openapi;
 
-use arcctl::cli::{Cli, Command, SandboxArgs};
-use arcctl::sandbox::github_api::{self, ManualClock, STATUS_RESET, STATUS_TIMEOUT};
-use arcctl::sandbox::world::{self, Label, Registration, Scope, SharedWorld, World};
-use clap::Parser;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use arcctl::sandbox::github_api::{STATUS_RESET, STATUS_TIMEOUT};
+use arcctl::sandbox::world::Scope;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-const ORG: &str = "acme";
-const EPOCH: Duration = Duration::from_secs(1_800_000_000);
-
-// ---------------------------------------------------------------------------------------------
-// Fixture worlds and the server
-
-fn args(extra: &[&str]) -> SandboxArgs {
-    let mut argv = vec!["arcctl", "sandbox", "--org", ORG];
-    argv.extend_from_slice(extra);
-    match Cli::try_parse_from(argv).map(|cli| cli.command) {
-        Ok(Command::Sandbox(a)) => a,
-        other => panic!("not a sandbox command line: {other:?}"),
-    }
-}
-
-fn registration(id: u64, name: &str, scope: Scope, busy: bool) -> Registration {
-    Registration {
-        id,
-        name: name.to_owned(),
-        scope,
-        os: "linux".to_owned(),
-        status: "online",
-        busy,
-        listed_busy: busy,
-        listed_at: Instant::now(),
-        labels: vec![
-            Label {
-                id: 1,
-                name: "self-hosted".to_owned(),
-                label_type: "read-only",
-            },
-            Label {
-                id: 7,
-                name: "arc-runner-set".to_owned(),
-                label_type: "custom",
-            },
-        ],
-        runner_group_id: 1,
-        ephemeral: true,
-        version: if id.is_multiple_of(2) {
-            Some("2.323.0".to_owned())
-        } else {
-            None
-        },
-        job: None,
-        job_assigned_at: None,
-    }
-}
-
-fn org() -> Scope {
-    Scope::Org(ORG.to_owned())
-}
-
-/// A world with `n` idle org runners (ids 1..=n) plus whatever `extra` adds.
-fn world_with(args: SandboxArgs, n: u64, extra: Vec<Registration>) -> World {
-    let mut world = World::empty(args);
-    for id in 1..=n {
-        world.registrations.insert(
-            id,
-            registration(id, &format!("runner-{id:04}"), org(), false),
-        );
-    }
-    for reg in extra {
-        world.registrations.insert(reg.id, reg);
-    }
-    world
-}
-
-struct Server {
-    world: SharedWorld,
-    clock: Arc<ManualClock>,
-    base: String,
-    token: String,
-    client: reqwest::Client,
-}
-
-impl Server {
-    async fn start(world: World) -> Server {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let token = world.token.clone();
-        let world = world.shared();
-        let clock = Arc::new(ManualClock::new(EPOCH));
-        let router = github_api::router_with_clock(world.clone(), clock.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1");
-        let addr = listener.local_addr().expect("local addr");
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, router).await;
-        });
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .user_agent("arcctl-tests")
-            .timeout(Duration::from_secs(30))
-            .build()
-            .expect("client");
-        Server {
-            world,
-            clock,
-            base: format!("http://{addr}"),
-            token,
-            client,
-        }
-    }
-
-    fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
-        let url = if path.starts_with("http") {
-            path.to_owned()
-        } else {
-            format!("{}{path}", self.base)
-        };
-        self.client
-            .request(method, url)
-            .bearer_auth(&self.token)
-            .header("accept", "application/vnd.github+json")
-            .header("x-github-api-version", "2022-11-28")
-    }
-
-    async fn send(&self, method: Method, path: &str) -> Reply {
-        Reply::read(self.request(method, path).send().await.expect("response")).await
-    }
-
-    async fn get(&self, path: &str) -> Reply {
-        self.send(Method::GET, path).await
-    }
-
-    async fn delete(&self, path: &str) -> Reply {
-        self.send(Method::DELETE, path).await
-    }
-
-    fn registered(&self, id: u64) -> bool {
-        world::lock(&self.world).registrations.contains_key(&id)
-    }
-
-    fn recorded(&self, method: &str, pattern: &str, status: u16) -> u64 {
-        let w = world::lock(&self.world);
-        let key = (method.to_owned(), pattern.to_owned(), status);
-        w.stats.github.get(&key).copied().unwrap_or(0)
-    }
-
-    fn violations(&self) -> u64 {
-        world::lock(&self.world).stats.rate_limit_violations
-    }
-}
-
-struct Reply {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    text: String,
-}
-
-impl Reply {
-    async fn read(response: reqwest::Response) -> Reply {
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.expect("body");
-        Reply {
-            status,
-            headers,
-            text,
-        }
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.text))
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    /// The `Link` header as rel → URL.
-    fn links(&self) -> std::collections::HashMap<String, String> {
-        self.header("link")
-            .map(|l| parse_link_header::parse_with_rel(l).expect("Link parses"))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(rel, link)| (rel, link.raw_uri))
-            .collect()
-    }
-
-    fn ids(&self) -> Vec<u64> {
-        self.json()["runners"]
-            .as_array()
-            .expect("runners array")
-            .iter()
-            .map(|r| r["id"].as_u64().expect("integer id"))
-            .collect()
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation against GitHub's OpenAPI description
-
-struct Spec {
-    plain: Value,
-    observed: Value,
-}
-
-impl Spec {
-    fn load() -> Spec {
-        let read = |name: &str| {
-            let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&path).expect("read OpenAPI fixture");
-            let mut doc: Value = serde_json::from_str(&text).expect("OpenAPI is JSON");
-            to_json_schema(&mut doc);
-            doc
-        };
-        Spec {
-            plain: read("github-runners-openapi.json"),
-            observed: read("github-runners-openapi.observed.json"),
-        }
-    }
-
-    /// Asserts `reply` is what the description documents for `method path` and its status:
-    /// from the plain file when upstream documents the status, else from the observed one.
-    fn check(&self, method: &str, path: &str, reply: &Reply) {
-        let status = reply.status.as_str();
-        let (doc, response) = [&self.plain, &self.observed]
-            .into_iter()
-            .find_map(|doc| response_of(doc, method, path, status).map(|r| (doc, r)))
-            .unwrap_or_else(|| panic!("{method} {path}: status {status} is documented nowhere"));
-        match response.pointer("/content/application~1json/schema") {
-            None => assert!(
-                reply.text.is_empty(),
-                "{method} {path} {status}: the description has no body, got {:?}",
-                reply.text
-            ),
-            Some(schema) => {
-                let ct = reply.header("content-type").unwrap_or_default();
-                assert_eq!(ct, "application/json; charset=utf-8", "{method} {path}");
-                let mut root = schema.clone();
-                root["components"] = doc["components"].clone();
-                let validator = jsonschema::validator_for(&root).expect("schema compiles");
-                let body = reply.json();
-                let errors: Vec<String> = validator
-                    .iter_errors(&body)
-                    .map(|e| format!("{} at {}", e, e.instance_path()))
-                    .collect();
-                assert!(
-                    errors.is_empty(),
-                    "{method} {path} {status} does not match the description: {errors:?}\n{body:#}"
-                );
-            }
-        }
-        assert_github_headers(reply);
-    }
-}
-
-/// The response object for `method path status`, following a `$ref` into `components`.
-fn response_of<'a>(doc: &'a Value, method: &str, path: &str, status: &str) -> Option<&'a Value> {
-    let response = doc["paths"][path][method.to_ascii_lowercase()]["responses"].get(status)?;
-    match response.get("$ref").and_then(Value::as_str) {
-        Some(r) => doc.pointer(r.trim_start_matches('#')),
-        None => Some(response),
-    }
-}
-
-/// OpenAPI 3.0 schema objects → JSON Schema: `nullable: true` becomes a type union, and every
-/// object schema that lists its properties rejects others, so a misspelt or invented field in
-/// a fake answer fails validation instead of passing as an extra.
-fn to_json_schema(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if map.remove("nullable") == Some(Value::Bool(true)) {
-                match map.get("type").cloned() {
-                    Some(Value::String(t)) => {
-                        map.insert("type".into(), json!([t, "null"]));
-                    }
-                    _ => {
-                        let inner = Value::Object(std::mem::take(map));
-                        map.insert("anyOf".into(), json!([inner, {"type": "null"}]));
-                    }
-                }
-            }
-            if map.get("type") == Some(&json!("object"))
-                && map.get("properties").is_some_and(Value::is_object)
-                && !map.contains_key("additionalProperties")
-            {
-                map.insert("additionalProperties".into(), json!(false));
-            }
-            map.values_mut().for_each(to_json_schema);
-        }
-        Value::Array(items) => items.iter_mut().for_each(to_json_schema),
-        _ => {}
-    }
-}
-
-fn assert_github_headers(reply: &Reply) {
-    for name in [
-        "x-github-api-version-selected",
-        "x-ratelimit-limit",
-        "x-ratelimit-remaining",
-        "x-ratelimit-used",
-        "x-ratelimit-reset",
-        "x-ratelimit-resource",
-        "x-github-request-id",
-    ] {
-        assert!(reply.header(name).is_some(), "missing {name}");
-    }
-    assert_eq!(reply.header("x-ratelimit-limit"), Some("5000"));
-    assert_eq!(reply.header("x-ratelimit-resource"), Some("core"));
-    assert_eq!(
-        reply.header("x-github-api-version-selected"),
-        Some("2022-11-28")
-    );
-}
+use fixture::{EPOCH, ORG, Reply, Server, args, org, registration, world_with};
+use openapi::Spec;
 
 // ---------------------------------------------------------------------------------------------
 // Fidelity
@@ -834,4 +530,118 @@ async fn github_timeout_leaves_the_request_unanswered() {
         server.recorded("GET", "/orgs/{org}/actions/runners", STATUS_TIMEOUT),
         1
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitHub App authentication
+
+fn app_jwt(claims: &Value) -> String {
+    let pem = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sandbox-app-test-key.pem"
+    ))
+    .expect("test App key");
+    let key = jsonwebtoken::EncodingKey::from_rsa_pem(&pem).expect("RSA key");
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256),
+        claims,
+        &key,
+    )
+    .expect("sign")
+}
+
+#[tokio::test]
+async fn a_github_app_jwt_buys_an_installation_token() {
+    let public_key = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sandbox-app-test-key.pub.pem"
+    );
+    let server = Server::start(world_with(
+        args(&["--app-id", "123", "--app-public-key", public_key]),
+        2,
+        vec![],
+    ))
+    .await;
+    let now = EPOCH.as_secs();
+    let good = app_jwt(&json!({"iat": now - 60, "exp": now + 540, "iss": 123}));
+    let as_app = |method: Method, path: &str, jwt: &str| {
+        server
+            .client
+            .request(method, format!("{}{path}", server.base))
+            .bearer_auth(jwt)
+    };
+
+    let installation = Reply::read(
+        as_app(Method::GET, "/orgs/acme/installation", &good)
+            .send()
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(installation.status, StatusCode::OK);
+    let tokens_url = installation.json()["access_tokens_url"]
+        .as_str()
+        .expect("access_tokens_url")
+        .to_owned();
+    let listed = Reply::read(
+        as_app(Method::GET, "/app/installations", &good)
+            .send()
+            .await
+            .expect("response"),
+    )
+    .await;
+    assert_eq!(listed.json()[0]["id"], installation.json()["id"]);
+    let minted = server
+        .client
+        .post(&tokens_url)
+        .bearer_auth(&good)
+        .send()
+        .await
+        .expect("response");
+    let minted = Reply::read(minted).await;
+    assert_eq!(minted.status, StatusCode::CREATED);
+    let token = minted.json()["token"].as_str().expect("token").to_owned();
+    let runners = server
+        .client
+        .get(format!("{}/orgs/acme/actions/runners", server.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(runners.status(), StatusCode::OK);
+
+    // Refusals: wrong issuer, too long a lifetime, expired, a JWT where a token belongs, a
+    // token where a JWT belongs, an org the App is not installed on.
+    let string_iss = app_jwt(&json!({"iat": now, "exp": now + 600, "iss": "123"}));
+    let cases = [
+        (
+            app_jwt(&json!({"iat": now, "exp": now + 600, "iss": 124})),
+            "/app/installations",
+            401,
+        ),
+        (
+            app_jwt(&json!({"iat": now - 60, "exp": now + 900, "iss": 123})),
+            "/app/installations",
+            401,
+        ),
+        (
+            app_jwt(&json!({"iat": now - 700, "exp": now - 100, "iss": 123})),
+            "/app/installations",
+            401,
+        ),
+        (good.clone(), "/orgs/acme/actions/runners", 401),
+        (server.token.clone(), "/app/installations", 401),
+        (string_iss.clone(), "/orgs/elsewhere/installation", 404),
+        (string_iss, "/repos/acme/widgets/installation", 200),
+    ];
+    for (credential, path, want) in cases {
+        let reply = Reply::read(
+            as_app(Method::GET, path, &credential)
+                .send()
+                .await
+                .expect("response"),
+        )
+        .await;
+        assert_eq!(reply.status.as_u16(), want, "{path}: {}", reply.text);
+    }
 }

@@ -2,14 +2,30 @@
 //! organization, repository and enterprise level, as `shared/reference/github-api.md` describes
 //! them, with GitHub's headers, pagination, error bodies, rate limits and injected faults.
 //!
+//! # Routes
+//!
+//! For each of `/orgs/{org}`, `/repos/{owner}/{repo}` and `/enterprises/{enterprise}`:
+//! `GET …/actions/runners` (`per_page`, `page`, `name`), `GET`/`DELETE
+//! …/actions/runners/{runner_id}`, `GET …/actions/runners/{runner_id}/labels`, `POST
+//! …/actions/runners/registration-token` and `…/remove-token`. For org and enterprise: `GET
+//! …/actions/runner-groups`, `…/runner-groups/{runner_group_id}` and `…/{runner_group_id}/runners`.
+//! Lists show `busy` as [`World::listed_busy`](crate::sandbox::world::World::listed_busy) (stale
+//! with `--list-cache`); a runner by id shows the live value; DELETE is
+//! [`World::unregister`](crate::sandbox::world::World::unregister) (204, 404, or 422 with
+//! GitHub's "is still running a job" message). With `--app-id`/`--app-public-key`, the App
+//! endpoints of `app` take JWTs: `GET /app/installations`, `GET /orgs/{org}/installation`,
+//! `GET /repos/{owner}/{repo}/installation`, `POST
+//! /app/installations/{installation_id}/access_tokens`.
+//!
 //! # Request pipeline
 //!
-//! Every request passes [`pipeline::pipeline`] in this order; the first step that answers wins:
+//! Every request passes `pipeline` in this order; the first step that answers wins:
 //!
 //! 1. `X-GitHub-Api-Version` other than `2022-11-28` / `2026-03-10` → 400.
 //! 2. No `User-Agent` → 403 "Request forbidden by administrative rules…" (GitHub rejects these).
 //! 3. `Authorization: Bearer T` / `token T` with `T` ≠ `World.token` → 401 "Bad credentials".
-//!    Unauthenticated requests count against no quota.
+//!    The App endpoints take a valid App JWT instead (see `app`). Refused credentials count
+//!    against no quota, and their `x-ratelimit-*` headers show the quota without spending it.
 //! 4. Primary limit: 5,000 requests per hourly window (the window opens at the first
 //!    authenticated request, `x-ratelimit-reset` is its end in epoch seconds). Over it → 403
 //!    "API rate limit exceeded…" with `x-ratelimit-remaining: 0`.
@@ -55,6 +71,8 @@
 //!   drained repository keeps answering 200 with an empty list). Anything else → 404.
 //! - Runner groups are the world's groups, served at org and enterprise level alike.
 
+mod app;
+mod clock;
 mod errors;
 mod faults;
 mod pagination;
@@ -69,8 +87,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::sandbox::world::SharedWorld;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use faults::{STATUS_RESET, STATUS_TIMEOUT, TIMEOUT_HANG};
-pub use rate_limit::{Clock, ManualClock, SystemClock};
 
 /// State shared by the pipeline and the handlers of one fake GitHub.
 #[derive(Clone)]
@@ -80,6 +98,8 @@ pub(crate) struct Api {
     /// across an `.await`).
     pub(crate) limits: Arc<Mutex<rate_limit::Limits>>,
     pub(crate) clock: Arc<dyn Clock>,
+    /// The GitHub App whose JWTs the App endpoints accept (`--app-id`, `--app-public-key`).
+    pub(crate) app: Option<app::App>,
     /// Scopes seen so far, so a scope stays known after its last runner is gone.
     pub(crate) known: Arc<Mutex<scope::Known>>,
     /// Numbers `x-github-request-id`.
@@ -94,11 +114,18 @@ pub fn router(world: SharedWorld) -> axum::Router {
 /// The fake GitHub's routes with the rate limits driven by `clock` (tests use a
 /// [`ManualClock`] so that the limit windows do not depend on how fast the test runs).
 pub fn router_with_clock(world: SharedWorld, clock: Arc<dyn Clock>) -> axum::Router {
-    let secondary = crate::sandbox::world::lock(&world).options.secondary_limit;
+    let (secondary, app) = {
+        let w = crate::sandbox::world::lock(&world);
+        (
+            w.options.secondary_limit,
+            app::App::from_options(&w.options),
+        )
+    };
     let api = Api {
         world,
         limits: Arc::new(Mutex::new(rate_limit::Limits::new(secondary))),
         clock,
+        app,
         known: Arc::new(Mutex::new(scope::Known::default())),
         requests: Arc::new(AtomicU64::new(0)),
     };

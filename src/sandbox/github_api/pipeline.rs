@@ -12,18 +12,29 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::Api;
-use super::errors;
 use super::faults::{self, Lost, Strike};
 use super::rate_limit::{Quota, Refusal};
+use super::{app, errors};
 use crate::sandbox::world;
 
 const API_VERSIONS: [&str; 2] = ["2022-11-28", "2026-03-10"];
 
-/// The pipeline's state for one route: the API and the route's pattern for the stats.
+/// What a route accepts as credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Auth {
+    /// The world's token (personal or installation token).
+    Token,
+    /// A JWT of the configured GitHub App (the App endpoints).
+    AppJwt,
+}
+
+/// The pipeline's state for one route: the API, the route's pattern for the stats, and the
+/// credentials it takes.
 #[derive(Clone)]
 pub(crate) struct Route {
     pub(crate) api: Api,
     pub(crate) pattern: Arc<str>,
+    pub(crate) auth: Auth,
 }
 
 /// What the checks before the handler decided.
@@ -48,7 +59,7 @@ pub(crate) async fn pipeline(State(route): State<Route>, req: Request, next: Nex
     );
     let (version, quota, latency, gate) = match api_version(req.headers()) {
         Ok(version) => {
-            let (quota, latency, gate) = admit(api, req.headers(), &method, &request_id);
+            let (quota, latency, gate) = admit(&route, req.headers(), &method, &request_id);
             (version, quota, latency, gate)
         }
         Err(answer) => {
@@ -105,20 +116,21 @@ fn peek(api: &Api) -> (Quota, Duration) {
 
 /// User-Agent, credentials, limits and faults, under the world's lock (never across an await).
 fn admit(
-    api: &Api,
+    route: &Route,
     headers: &HeaderMap,
     method: &Method,
     request_id: &str,
 ) -> (Quota, Duration, Gate) {
+    let api = &route.api;
     if !headers.contains_key(header::USER_AGENT) {
         let (quota, latency) = peek(api);
         return (quota, latency, Gate::Answer(errors::no_user_agent()));
     }
     let mut world = world::lock(&api.world);
     let latency = world.options.latency;
-    if !authorized(headers, &world.token) {
+    if let Err(refusal) = authenticate(route, headers, &world.token) {
         let quota = lock_limits(api).peek(api.clock.now());
-        return (quota, latency, Gate::Answer(errors::bad_credentials()));
+        return (quota, latency, Gate::Answer(*refusal));
     }
     let points = if method == Method::GET || method == Method::HEAD {
         1
@@ -145,20 +157,32 @@ fn admit(
     (quota, latency, gate)
 }
 
-/// Whether `Authorization` carries the world's token (`Bearer T` or `token T`).
-fn authorized(headers: &HeaderMap, token: &str) -> bool {
-    let Some(value) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let mut parts = value.trim().splitn(2, ' ');
-    let scheme = parts.next().unwrap_or_default();
-    let presented = parts.next().unwrap_or_default().trim();
-    (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("token"))
-        && !presented.is_empty()
-        && presented == token
+/// Checks the credentials the route takes; the error is the 401 to send.
+fn authenticate(route: &Route, headers: &HeaderMap, token: &str) -> Result<(), Box<Response>> {
+    let presented = credential(headers);
+    match route.auth {
+        Auth::Token if presented.is_some_and(|p| p == token) => Ok(()),
+        Auth::Token => Err(Box::new(errors::bad_credentials())),
+        Auth::AppJwt => {
+            let Some(app) = &route.api.app else {
+                return Err(Box::new(app::refused(
+                    "A JSON web token could not be decoded",
+                )));
+            };
+            app.verify(presented.unwrap_or_default(), route.api.clock.now())
+                .map_err(|m| Box::new(app::refused(m)))
+        }
+    }
+}
+
+/// The credential in `Authorization: Bearer C` or `Authorization: token C`.
+fn credential(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, presented) = value.trim().split_once(' ')?;
+    let presented = presented.trim();
+    ((scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("token"))
+        && !presented.is_empty())
+    .then_some(presented)
 }
 
 fn lock_limits(api: &Api) -> std::sync::MutexGuard<'_, super::rate_limit::Limits> {

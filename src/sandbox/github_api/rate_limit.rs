@@ -2,75 +2,12 @@
 //! deterministic accounting on an injectable clock.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Requests per hour for an authenticated user or App installation (`x-ratelimit-limit`).
 pub(crate) const PRIMARY_LIMIT: u64 = 5_000;
 const PRIMARY_WINDOW_SECS: u64 = 3_600;
 const SECONDARY_WINDOW: Duration = Duration::from_secs(60);
-
-/// The time the rate limits run on, as a duration since the Unix epoch.
-pub trait Clock: Send + Sync + 'static {
-    fn now(&self) -> Duration;
-}
-
-/// The wall clock, advancing monotonically from the moment it was created (so a system clock
-/// step cannot move the limit windows backwards).
-pub struct SystemClock {
-    base: Duration,
-    started: Instant,
-}
-
-impl SystemClock {
-    pub fn new() -> Self {
-        SystemClock {
-            base: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap_or_default(),
-            started: Instant::now(),
-        }
-    }
-}
-
-impl Default for SystemClock {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Clock for SystemClock {
-    fn now(&self) -> Duration {
-        self.base + self.started.elapsed()
-    }
-}
-
-/// A clock that only moves when told to, for tests.
-pub struct ManualClock(Mutex<Duration>);
-
-impl ManualClock {
-    /// A clock standing at `since_epoch`.
-    pub fn new(since_epoch: Duration) -> Self {
-        ManualClock(Mutex::new(since_epoch))
-    }
-
-    pub fn advance(&self, by: Duration) {
-        let mut now = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *now += by;
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> Duration {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
 
 /// The `x-ratelimit-*` values of one response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 
 use super::errors::{self, doc_url, json_response};
 use super::pagination::Page;
-use super::pipeline::{self, Route};
+use super::pipeline::{self, Auth, Route};
 use super::scope::{Level, ScopePath};
-use super::{Api, render};
+use super::{Api, app, clock, render};
 use crate::sandbox::world::{self, Registration, Unregister, World};
 
 const RUNNERS: &str = "self-hosted-runners";
@@ -70,14 +70,50 @@ pub(crate) fn routes(api: &Api) -> Router<Api> {
                 piped(api, &group_runners, get(list_group_runners)),
             );
     }
+    let app_route =
+        |pattern: &str, method_router| piped_as(api, pattern, Auth::AppJwt, method_router);
+    router = router
+        .route(
+            "/app/installations",
+            app_route("/app/installations", get(app::list_installations)),
+        )
+        .route(
+            "/app/installations/{installation_id}/access_tokens",
+            app_route(
+                "/app/installations/{installation_id}/access_tokens",
+                post(app::access_token),
+            ),
+        )
+        .route(
+            "/orgs/{org}/installation",
+            app_route("/orgs/{org}/installation", get(app::scope_installation)),
+        )
+        .route(
+            "/repos/{owner}/{repo}/installation",
+            app_route(
+                "/repos/{owner}/{repo}/installation",
+                get(app::scope_installation),
+            ),
+        );
     router.fallback_service(piped(api, "(unmatched)", any(no_route)).with_state(api.clone()))
 }
 
 /// `method_router` behind the pipeline, which records it under `pattern`.
 fn piped(api: &Api, pattern: &str, method_router: MethodRouter<Api>) -> MethodRouter<Api> {
+    piped_as(api, pattern, Auth::Token, method_router)
+}
+
+/// `method_router` behind the pipeline, taking `auth` as credentials.
+fn piped_as(
+    api: &Api,
+    pattern: &str,
+    auth: Auth,
+    method_router: MethodRouter<Api>,
+) -> MethodRouter<Api> {
     let route = Route {
         api: api.clone(),
         pattern: Arc::from(pattern),
+        auth,
     };
     method_router.layer(middleware::from_fn_with_state(route, pipeline::pipeline))
 }
@@ -240,11 +276,7 @@ fn token(api: &Api, params: &HashMap<String, String>, operation: &str) -> Respon
         .collect();
     drop(world);
     let expires = api.clock.now() + std::time::Duration::from_secs(3_600);
-    let expires_at = i64::try_from(expires.as_secs())
-        .ok()
-        .and_then(|s| jiff::Timestamp::from_second(s).ok())
-        .map(|t| t.to_string())
-        .unwrap_or_default();
+    let expires_at = clock::rfc3339(expires);
     json_response(
         StatusCode::CREATED,
         &json!({"token": token, "expires_at": expires_at}),

@@ -44,6 +44,14 @@ impl ScopePath {
         }
     }
 
+    /// The owning org (lower-cased) of an org or repository scope.
+    pub(crate) fn owner(&self) -> Option<&String> {
+        match self.level {
+            Level::Org | Level::Repo => self.key.first(),
+            Level::Enterprise => None,
+        }
+    }
+
     /// Whether a registration under `scope` belongs to this path's scope.
     pub(crate) fn holds(&self, scope: &Scope) -> bool {
         key_of(scope) == (self.level, self.key.clone())
