@@ -75,11 +75,13 @@ mod app;
 mod clock;
 mod errors;
 mod faults;
+mod groups;
 mod pagination;
 mod pipeline;
 mod rate_limit;
 mod render;
 mod routes;
+mod runners;
 mod scope;
 
 use std::sync::atomic::AtomicU64;
