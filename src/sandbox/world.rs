@@ -22,7 +22,9 @@ pub type SharedWorld = Arc<Mutex<World>>;
 
 /// Locks the world, recovering from a poisoned lock (a panicked handler must not wedge the rest).
 pub fn lock(world: &SharedWorld) -> std::sync::MutexGuard<'_, World> {
-    world.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    world
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Where runners are registered on the simulated GitHub.
@@ -111,7 +113,10 @@ impl World {
                 name: "Default".to_owned(),
                 default: true,
             }],
-            token: format!("ghs_sandbox{:024x}", u128::from(seed).wrapping_mul(0x2545_F491_4F6C_DD1D)),
+            token: format!(
+                "ghs_sandbox{:024x}",
+                u128::from(seed).wrapping_mul(0x2545_F491_4F6C_DD1D)
+            ),
             stats: Stats::default(),
             started: Instant::now(),
             rng: ChaCha8Rng::seed_from_u64(seed),
