@@ -1,10 +1,11 @@
 //! `drain`: take runners out of service without killing a job (DESIGN.md §4).
 //!
 //! `plan` decides (pure), `pipeline` acts through the `ops` traits and emits `event`s, `pacer`
-//! spaces GitHub mutations, `idle` reads runner logs.
+//! spaces GitHub mutations, `edges` connects it to the real
+//! GitHub and Kubernetes clients.
 
 pub mod event;
-pub mod idle;
+pub mod edges;
 pub mod ops;
 pub mod pacer;
 pub mod pipeline;

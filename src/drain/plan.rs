@@ -5,30 +5,7 @@
 
 use serde::Serialize;
 
-/// A runner's state, as the join of GitHub and Kubernetes sees it (DESIGN.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum State {
-    Idle,
-    Busy,
-    Offline,
-    PodOnly,
-    RegistrationOnly,
-    Conflict,
-}
-
-impl State {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Idle => "idle",
-            State::Busy => "busy",
-            State::Offline => "offline",
-            State::PodOnly => "pod-only",
-            State::RegistrationOnly => "registration-only",
-            State::Conflict => "conflict",
-        }
-    }
-}
+pub use crate::inventory::State;
 
 /// Who owns a runner pod, which decides what a drain deletes (DESIGN.md §3, arc.md §3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -18,8 +18,11 @@ use crate::output::style::Presentation;
 /// The run's setting, for the prompt, the plan and the result document.
 #[derive(Debug, Clone, Serialize)]
 pub struct Scene {
-    /// `org/acme`, `repo/acme/app` or `enterprise/big`.
+    /// The API path of the scope: `orgs/acme`, `repos/acme/app` or `enterprises/big`.
     pub scope: String,
+    /// How messages name it: ``org `acme` ``.
+    #[serde(skip)]
+    pub scope_text: String,
     pub context: Option<String>,
     pub namespaces: Vec<String>,
     pub node: Option<String>,
@@ -32,7 +35,7 @@ pub fn prompt(verb: &str, steps: &[Step], scene: &Scene) -> String {
         "{verb} {} runner{} of {}",
         c.drain + c.wait,
         if c.drain + c.wait == 1 { "" } else { "s" },
-        scene.scope.replacen('/', " `", 1) + "`"
+        scene.scope_text
     );
     if let Some(ctx) = &scene.context {
         q.push_str(&format!(" in context `{ctx}`"));

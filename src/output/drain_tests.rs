@@ -50,7 +50,8 @@ fn steps() -> Vec<Step> {
 
 fn scene() -> Scene {
     Scene {
-        scope: "org/acme".into(),
+        scope: "orgs/acme".into(),
+        scope_text: "org `acme`".into(),
         context: Some("prod".into()),
         namespaces: vec!["arc-runners".into()],
         node: None,
