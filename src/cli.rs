@@ -290,7 +290,12 @@ pub struct RecreateArgs {
     #[command(flatten)]
     pub drain: DrainOptions,
     /// Runners replaced per batch: a count or a percentage of the selection (`25%`).
-    #[arg(long, value_name = "N|P%", default_value = "1", help_heading = "Recreate")]
+    #[arg(
+        long,
+        value_name = "N|P%",
+        default_value = "1",
+        help_heading = "Recreate"
+    )]
     pub batch_size: String,
     /// Wait for each replacement to be Running and online before the next batch (default).
     #[arg(long, overrides_with = "no_wait_ready", help_heading = "Recreate")]

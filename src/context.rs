@@ -29,7 +29,10 @@ impl Env {
 
     /// The value of `name`, treating an empty value as unset.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.get(name).map(String::as_str).filter(|v| !v.is_empty())
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<String>) {
@@ -91,7 +94,10 @@ impl Stream {
 
     /// Writes all of `text`; a closed pipe is reported as `BrokenPipe` for `main` to exit 0.
     pub fn write_str(&self, text: &str) -> std::io::Result<()> {
-        let mut w = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut w = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         w.write_all(text.as_bytes())?;
         w.flush()
     }
@@ -109,7 +115,10 @@ pub struct Capture(Arc<Mutex<Vec<u8>>>);
 
 impl Capture {
     pub fn text(&self) -> String {
-        let buf = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let buf = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         String::from_utf8_lossy(&buf).into_owned()
     }
 }

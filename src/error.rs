@@ -115,8 +115,10 @@ impl Error {
     /// The cause chain below this error's own message, outermost first.
     pub fn causes(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let mut next: Option<&(dyn std::error::Error + 'static)> =
-            self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static));
+        let mut next: Option<&(dyn std::error::Error + 'static)> = self
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static));
         while let Some(e) = next {
             let text = e.to_string();
             // reqwest and hyper repeat their source in their own message; keep the chain short.

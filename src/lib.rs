@@ -25,13 +25,21 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let text = if ctx.terminals.stderr {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()
             };
-            let stream = if e.use_stderr() { &ctx.stderr } else { &ctx.stdout };
+            let stream = if e.use_stderr() {
+                &ctx.stderr
+            } else {
+                &ctx.stdout
+            };
             let _ = stream.write_str(&text);
             return code;
         }

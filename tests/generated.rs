@@ -11,7 +11,10 @@ fn completions_and_man_pages_are_up_to_date() {
     }
     let mut stale = Vec::new();
     let files = arcctl::cmd::generate::generated_files();
-    assert!(files.len() >= 11, "expected 5 completion scripts and 6 man pages");
+    assert!(
+        files.len() >= 11,
+        "expected 5 completion scripts and 6 man pages"
+    );
     for (rel, want) in files {
         let have = std::fs::read(root.join(&rel)).unwrap_or_default();
         if have != want {

@@ -19,7 +19,12 @@ fn clap_shell(shell: Shell) -> clap_complete::Shell {
 /// The completion script for `shell`.
 pub fn completion_script(shell: Shell) -> String {
     let mut buf = Vec::new();
-    clap_complete::generate(clap_shell(shell), &mut crate::cli::command(), "arcctl", &mut buf);
+    clap_complete::generate(
+        clap_shell(shell),
+        &mut crate::cli::command(),
+        "arcctl",
+        &mut buf,
+    );
     String::from_utf8_lossy(&buf).into_owned()
 }
 

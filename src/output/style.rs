@@ -34,7 +34,9 @@ impl Presentation {
         let color = match flags.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => t.stderr && env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb"),
+            ColorChoice::Auto => {
+                t.stderr && env.get("NO_COLOR").is_none() && env.get("TERM") != Some("dumb")
+            }
         };
         Presentation {
             color,

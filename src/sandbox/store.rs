@@ -364,7 +364,8 @@ impl Store {
         let mut obj = self.objects.remove(&key).ok_or(StoreError::NotFound)?;
         obj["metadata"]["resourceVersion"] = json!(self.bump());
         if rt == PODS {
-            self.logs.retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
+            self.logs
+                .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
         }
         self.emit(rt, "DELETED", &obj);
         Ok(obj)
@@ -482,8 +483,7 @@ impl LabelSelector {
 fn valid_key(k: &str) -> Option<String> {
     let ok = !k.is_empty()
         && k.len() <= 253
-        && k
-            .chars()
+        && k.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
     ok.then(|| k.to_owned())
 }
@@ -589,7 +589,9 @@ mod tests {
     #[test]
     fn create_fills_server_fields_and_refuses_duplicates() {
         let mut s = Store::new(7);
-        let p = s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        let p = s
+            .create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         assert_eq!(p["kind"], "Pod");
         assert_eq!(p["apiVersion"], "v1");
         assert_eq!(p["metadata"]["namespace"], "ns");
@@ -599,7 +601,10 @@ mod tests {
             Err(StoreError::AlreadyExists)
         );
         // The same name in another namespace is another object.
-        assert!(s.create(PODS, Some("other"), pod("a", "n1", json!({}))).is_ok());
+        assert!(
+            s.create(PODS, Some("other"), pod("a", "n1", json!({})))
+                .is_ok()
+        );
     }
 
     #[test]
@@ -618,7 +623,11 @@ mod tests {
     fn generate_name_adds_a_suffix() {
         let mut s = Store::new(1);
         let o = s
-            .create(RUNNERS, Some("ns"), json!({"metadata": {"generateName": "rd-"}}))
+            .create(
+                RUNNERS,
+                Some("ns"),
+                json!({"metadata": {"generateName": "rd-"}}),
+            )
             .unwrap();
         let name = o["metadata"]["name"].as_str().unwrap();
         assert!(name.starts_with("rd-") && name.len() == 8, "{name}");
@@ -627,7 +636,9 @@ mod tests {
     #[test]
     fn delete_honours_uid_preconditions() {
         let mut s = Store::new(1);
-        let p = s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        let p = s
+            .create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         let uid = p["metadata"]["uid"].as_str().unwrap().to_owned();
         assert!(matches!(
             s.delete(PODS, Some("ns"), "a", Some("not-the-uid")),
@@ -677,7 +688,11 @@ mod tests {
         assert!(m("!missing"));
         assert!(!m("!app"));
         assert!(m(""));
-        assert!(!LabelSelector::parse("app=web").unwrap().matches(&Value::Null));
+        assert!(
+            !LabelSelector::parse("app=web")
+                .unwrap()
+                .matches(&Value::Null)
+        );
         assert!(LabelSelector::parse("a b=c").is_err());
         assert!(LabelSelector::parse("app in web").is_err());
     }
@@ -708,7 +723,8 @@ mod tests {
     fn watchers_see_changes() {
         let mut s = Store::new(1);
         let mut rx = s.subscribe();
-        s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert_eq!(rx.try_recv().unwrap().event_type, "ADDED");
         assert_eq!(rx.try_recv().unwrap().event_type, "DELETED");
@@ -717,7 +733,8 @@ mod tests {
     #[test]
     fn logs_go_with_their_pod() {
         let mut s = Store::new(1);
-        s.create(PODS, Some("ns"), pod("a", "n1", json!({}))).unwrap();
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
         s.append_log("ns", "a", "runner", "line".into());
         assert_eq!(s.log("ns", "a", "runner"), ["line"]);
         s.delete(PODS, Some("ns"), "a", None).unwrap();
