@@ -6,16 +6,22 @@
 
 pub mod command;
 pub(crate) mod controller;
+pub(crate) mod demo;
 pub mod github_api;
 pub(crate) mod jobs;
 pub mod kube_api;
+pub mod kubeconfig;
 pub(crate) mod objects;
+pub mod overview;
 pub mod populate;
 pub mod report;
 pub(crate) mod runners;
+pub mod server;
 pub mod stats;
 pub mod store;
 pub mod world;
+
+pub use server::Sandbox;
 
 /// Sandbox options from command-line words (`["--runners", "5", "--mode", "legacy"]`), with
 /// every default as `arcctl sandbox` has it: for tests and for embedding the sandbox.

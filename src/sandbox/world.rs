@@ -443,6 +443,11 @@ impl World {
         }
     }
 
+    /// The sequence number of the latest event (0 before the first).
+    pub fn last_event_seq(&self) -> u64 {
+        self.next_event - 1
+    }
+
     /// The events after sequence number `seq` that are still kept (the last 2,000).
     pub fn events_since(&self, seq: u64) -> Vec<WorldEvent> {
         self.events
