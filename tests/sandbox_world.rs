@@ -744,3 +744,43 @@ fn the_report_has_the_design_schema() {
     );
     assert!(text.contains(&pod), "{text}");
 }
+
+#[test]
+fn patching_replicas_scales_without_touching_busy_runners() {
+    for (rt, mode) in [
+        (EPHEMERAL_RUNNER_SETS, "scale-set"),
+        (RUNNER_DEPLOYMENTS, "legacy"),
+    ] {
+        let mut w = world(&[
+            "--runners",
+            "8",
+            "--busy",
+            "0.5",
+            "--mode",
+            mode,
+            "--job-duration",
+            "600s",
+        ]);
+        let t0 = w.now();
+        let set = list(&w, rt).first().map(name).unwrap();
+        // 4 runners in this pool, some busy; scale to 1.
+        w.patch_object(rt, Some(NS), &set, &json!({"spec": {"replicas": 1}}))
+            .unwrap();
+        step(&mut w, t0, 5.0);
+        let r = w.report();
+        assert_eq!(r.jobs.killed, 0, "{mode}");
+        assert_eq!(r.jobs.running, 4, "{mode}");
+        assert!(r.runners.pods < 8, "{mode}: {}", r.runners.pods);
+        assert_eq!(
+            (r.runners.dangling_registrations, r.runners.stuck),
+            (0, 0),
+            "{mode}"
+        );
+        // And back up.
+        w.patch_object(rt, Some(NS), &set, &json!({"spec": {"replicas": 6}}))
+            .unwrap();
+        step(&mut w, t0, 10.0);
+        let r = w.report();
+        assert_eq!((r.runners.pods, r.runners.registered), (10, 10), "{mode}");
+    }
+}

@@ -562,7 +562,9 @@ impl World {
         }
     }
 
-    /// The reactions to a patched object: uncordoning a node lets unscheduled pods start.
+    /// The reactions to a patched object: uncordoning a node lets unscheduled pods start; a
+    /// new `spec.replicas` on an EphemeralRunnerSet, RunnerDeployment, RunnerReplicaSet or
+    /// RunnerSet scales its pool.
     pub(crate) fn on_patched(&mut self, rt: ResourceType, obj: &Value) {
         if rt == NODES && obj["spec"]["unschedulable"] != json!(true) {
             let now = self.now();
@@ -572,6 +574,59 @@ impl World {
                     p.due = now;
                 }
             }
+        }
+        let name = meta_str(obj, "name");
+        let pool = if rt == EPHEMERAL_RUNNER_SETS || rt == RUNNER_REPLICA_SETS {
+            self.pools
+                .values()
+                .find(|p| p.replica_set.as_deref() == Some(name))
+                .map(|p| p.name.clone())
+        } else if rt == store::RUNNER_DEPLOYMENTS || rt == RUNNER_SETS {
+            self.pools.get(name).map(|p| p.name.clone())
+        } else {
+            None
+        };
+        if let (Some(pool), Some(replicas)) = (pool, obj["spec"]["replicas"].as_u64()) {
+            self.scale(&pool, u32::try_from(replicas).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// Scales a pool to `replicas`: up by creating runners; down as ARC does, by removing
+    /// runners without a job (starting ones first, then idle ones; unregister, then delete
+    /// the owner). Busy runners are never removed: the pool shrinks as their jobs end.
+    fn scale(&mut self, pool_name: &str, replicas: u32) {
+        let Some(pool) = self.pools.get_mut(pool_name) else {
+            return;
+        };
+        pool.replicas = replicas;
+        let have: Vec<((String, String), RunnerSlot)> = self
+            .runners
+            .iter()
+            .filter(|(_, s)| s.pool == pool_name)
+            .map(|(k, s)| (k.clone(), s.clone()))
+            .collect();
+        let wanted = replicas as usize;
+        if have.len() < wanted {
+            for _ in have.len()..wanted {
+                self.add_replica(pool_name);
+            }
+            return;
+        }
+        let mut spare: Vec<((String, String), RunnerSlot)> = have
+            .iter()
+            .filter(|(_, s)| s.job.is_none())
+            .cloned()
+            .collect();
+        spare.sort_by_key(|(_, s)| s.state != SlotState::Starting);
+        for ((ns, _), slot) in spare.into_iter().take(have.len() - wanted) {
+            self.remove_registration(slot.registration);
+            let _ = match &slot.owner {
+                Owner::EphemeralRunner(er) => {
+                    self.delete_object(EPHEMERAL_RUNNERS, Some(&ns), er, None)
+                }
+                Owner::Runner(r) => self.delete_object(RUNNERS, Some(&ns), r, None),
+                Owner::StatefulSet(sts) => self.delete_object(STATEFUL_SETS, Some(&ns), sts, None),
+            };
         }
     }
 }
