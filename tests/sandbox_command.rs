@@ -209,3 +209,57 @@ async fn the_in_process_sandbox_api() {
     sandbox.shutdown().await;
     assert!(!dir.exists(), "the temp dir goes with the sandbox");
 }
+
+fn kubectl_available() -> bool {
+    Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// DESIGN §5's check: `kubectl delete pods --all` kills every running job.
+#[test]
+fn kubectl_deleting_every_pod_kills_every_busy_runners_job() {
+    if !kubectl_available() {
+        eprintln!("skipped: kubectl is not on PATH");
+        return;
+    }
+    for (mode, runners, busy) in [("scale-set", "50", 25), ("mixed", "10", 5)] {
+        let dir = temp_dir();
+        let report = dir.path().join("r.json");
+        let out = arcctl(&[
+            "sandbox",
+            "--mode",
+            mode,
+            "--runners",
+            runners,
+            "--busy",
+            "0.5",
+            "--job-rate",
+            "0",
+            "--job-duration",
+            "600s",
+            "--report",
+            report.to_str().unwrap(),
+            "--",
+            "kubectl",
+            "delete",
+            "pods",
+            "-n",
+            "arc-runners",
+            "--all",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {stderr}");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(v["jobs"]["killed"], busy, "{mode}: {stderr}");
+        assert_eq!(v["killed"].as_array().map(Vec::len), Some(busy));
+        assert_eq!(v["jobs"]["running"], 0);
+        // ARC replaced every runner; none is left stuck or dangling.
+        assert_eq!(v["runners"]["pods"].as_u64(), runners.parse().ok());
+        assert_eq!(v["runners"]["stuck"], 0);
+        assert_eq!(v["runners"]["dangling_registrations"], 0);
+        assert!(v["requests"]["kube"]["by_status"]["200"].as_u64() >= Some(busy as u64));
+        assert!(stderr.contains(&format!("{busy} killed")), "{stderr}");
+    }
+}
