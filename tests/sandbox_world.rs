@@ -475,6 +475,39 @@ fn the_unregistration_complete_annotation_skips_the_finalizer() {
 }
 
 #[test]
+fn a_runner_set_pod_re_registers_with_replace() {
+    let mut w = world(&["--runners", "2", "--mode", "legacy"]);
+    let t0 = w.now();
+    let pod = list(&w, PODS)
+        .iter()
+        .find(|p| owner(p)["kind"] == "StatefulSet")
+        .map(name)
+        .unwrap();
+    let patch = json!({"metadata": {"annotations": {"actions-runner/unregistration-complete-timestamp": "2026-11-29T21:30:00Z"}}});
+    w.patch_object(PODS, Some(NS), &pod, &patch).unwrap();
+    delete(&mut w, PODS, &pod);
+    // Until the recreated pod's runner starts, the old registration is still there.
+    let old: Vec<u64> = w
+        .registrations
+        .values()
+        .filter(|r| r.name == pod)
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(old.len(), 1);
+    step(&mut w, t0, 5.0);
+    // `config.sh --replace` replaced it: one registration of that name, a new id.
+    let now: Vec<u64> = w
+        .registrations
+        .values()
+        .filter(|r| r.name == pod)
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(now.len(), 1);
+    assert_ne!(now, old);
+    assert_eq!(w.report().runners.dangling_registrations, 0);
+}
+
+#[test]
 fn deleting_a_replica_set_cascades_without_replacement() {
     let mut w = world(&["--runners", "4", "--busy", "0.5"]);
     let ers = list(&w, EPHEMERAL_RUNNER_SETS).first().map(name).unwrap();

@@ -326,8 +326,10 @@ impl World {
         };
         let registration = match &slot.owner {
             Owner::EphemeralRunner(_) => slot.registration,
-            // Legacy runners run config.sh at start: a new registration each time.
+            // Legacy runners run `config.sh --replace` at start: a new registration each time,
+            // replacing any left under the same name.
             Owner::Runner(_) | Owner::StatefulSet(_) => {
+                self.registrations.retain(|_, r| r.name != name);
                 let id = self.register(&name, &pool, "offline");
                 let _ = self.store.modify(PODS, Some(&ns), &name, |o| {
                     o["metadata"]["annotations"][RUNNER_ID] = json!(id.to_string());
