@@ -263,3 +263,55 @@ fn kubectl_deleting_every_pod_kills_every_busy_runners_job() {
         assert!(stderr.contains(&format!("{busy} killed")), "{stderr}");
     }
 }
+
+#[tokio::test]
+async fn live_traffic_runs_on_the_sandbox_clock() {
+    let args = arcctl::sandbox::options([
+        "--runners",
+        "4",
+        "--job-rate",
+        "20",
+        "--job-duration",
+        "100ms..300ms",
+        "--seed",
+        "5",
+    ])
+    .unwrap();
+    let mut world = arcctl::sandbox::world::World::populated(args);
+    world.timing.pod_start = Duration::from_millis(100);
+    world.timing.reap = Duration::from_millis(50);
+    let sandbox = Sandbox::start_world(world).await.unwrap();
+    // Bounded wait for progress, not a timing assertion.
+    for _ in 0..400 {
+        if sandbox.report().jobs.completed >= 8 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    sandbox.stop_traffic();
+    let report = sandbox.report();
+    assert!(report.jobs.completed >= 8, "{report:?}");
+    assert_eq!(report.jobs.killed, 0);
+    // Completed ephemeral runners were replaced by fresh ones.
+    for _ in 0..400 {
+        let r = sandbox.report();
+        if r.jobs.running == 0 && r.runners.registered == 4 && lock(&sandbox.world()).is_settled() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    sandbox.settle().await;
+    let r = sandbox.report();
+    assert_eq!(
+        (r.jobs.running, r.runners.registered, r.runners.pods),
+        (0, 4, 4),
+        "{r:?}"
+    );
+    let events = lock(&sandbox.world()).events_since(0);
+    assert!(
+        events
+            .iter()
+            .any(|e| e.what.to_string().contains(" completed on "))
+    );
+    sandbox.shutdown().await;
+}
