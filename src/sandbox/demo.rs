@@ -92,7 +92,14 @@ pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
                                 | EventKind::JobCompleted { .. }
                                 | EventKind::JobKilled { .. }
                         );
-                        if shown && printed < MAX_TRAFFIC_LINES {
+                        // Spread the lines over the watch: a few at once, then about one a
+                        // second; a killed job is always shown.
+                        let elapsed = how_long.saturating_sub(
+                            deadline.saturating_duration_since(tokio::time::Instant::now()),
+                        );
+                        let budget = 3 + elapsed.as_secs() as usize;
+                        let killed = matches!(e.what, EventKind::JobKilled { .. });
+                        if shown && (killed || (printed < budget && printed < MAX_TRAFFIC_LINES)) {
                             printed += 1;
                             let _ = ctx.stdout.write_str(&format!("  {}  {}\n", e.at, e.what));
                         } else if shown {
@@ -116,6 +123,12 @@ pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
             }
         }
     }
+    let _ = ctx.stdout.write_str(
+        "explore a world yourself: run `arcctl sandbox --busy 0.3 --job-rate 1` in one terminal,\n\
+         paste its export lines into another and try `kubectl get pods,ephemeralrunners`;\n\
+         or run a command in a world and read its verdict:\n\
+         `arcctl sandbox --busy 0.5 -- kubectl delete pods --all -n arc-runners`\n\n",
+    );
     let report = finish(ctx, sandbox, report_path.as_deref()).await?;
     Ok(if report.is_clean() { 0 } else { 1 })
 }
