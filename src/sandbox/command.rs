@@ -2,7 +2,8 @@
 //! verdict.
 //!
 //! With a COMMAND it runs it with the sandbox's environment (stdin, stdout and stderr
-//! inherited), then stops job arrivals, lets the controller settle, prints the verdict on
+//! inherited; other GitHub scopes and App credentials removed; 127.0.0.1 added to NO_PROXY),
+//! then stops job arrivals, lets the controller settle, prints the verdict on
 //! stderr, writes `--report` and exits with the command's exit code: 128+N when a signal N
 //! ended it, 127 when it can't be found and 126 when it can't be run, as a shell does.
 //! Without one it prints `export` lines and serves until SIGINT or SIGTERM (then exit 0).
@@ -10,7 +11,7 @@
 use std::time::Duration;
 
 use crate::cli::SandboxArgs;
-use crate::context::Context;
+use crate::context::{Context, Env};
 use crate::error::{Error, Result};
 use crate::sandbox::demo;
 use crate::sandbox::report::Report;
@@ -69,8 +70,7 @@ async fn run_command(ctx: &Context, sandbox: &Sandbox, command: &[String]) -> u8
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(rest)
         .env_clear()
-        .envs(ctx.env.iter())
-        .envs(sandbox.env())
+        .envs(child_env(&ctx.env, sandbox.env()))
         .stdin(std::process::Stdio::inherit())
         .stdout(std::process::Stdio::inherit())
         .stderr(std::process::Stdio::inherit())
@@ -109,6 +109,35 @@ async fn run_command(ctx: &Context, sandbox: &Sandbox, command: &[String]) -> u8
             1
         }
     }
+}
+
+/// Variables that would point a command at another GitHub scope or identity than the
+/// sandbox's; they are not passed on.
+const SCOPE_VARS: [&str; 5] = [
+    "ARCCTL_REPO",
+    "ARCCTL_ENTERPRISE",
+    "ARCCTL_APP_ID",
+    "ARCCTL_INSTALLATION_ID",
+    "ARCCTL_APP_KEY_FILE",
+];
+
+/// The command's environment: ours, with the sandbox's variables, without other GitHub
+/// scopes, and with 127.0.0.1 exempt from any HTTP proxy.
+fn child_env(env: &Env, sandbox: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out: std::collections::BTreeMap<String, String> = env
+        .iter()
+        .filter(|(k, _)| !SCOPE_VARS.contains(k))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    out.extend(sandbox);
+    for name in ["NO_PROXY", "no_proxy"] {
+        let value = match env.get(name) {
+            Some(v) => format!("{v},127.0.0.1,localhost"),
+            None => "127.0.0.1,localhost".to_owned(),
+        };
+        out.insert(name.to_owned(), value);
+    }
+    out.into_iter().collect()
 }
 
 /// The exit code a shell would report for `status`.
@@ -173,6 +202,23 @@ pub(crate) fn shell_quote(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_environment_points_at_the_sandbox_only() {
+        let env = Env::new([
+            ("PATH", "/bin"),
+            ("ARCCTL_REPO", "acme/app"),
+            ("GITHUB_API_URL", "https://api.github.com"),
+            ("NO_PROXY", "corp.example"),
+        ]);
+        let sandbox = vec![("GITHUB_API_URL".to_owned(), "http://127.0.0.1:1".to_owned())];
+        let out: std::collections::BTreeMap<_, _> = child_env(&env, sandbox).into_iter().collect();
+        assert_eq!(out["PATH"], "/bin");
+        assert_eq!(out["GITHUB_API_URL"], "http://127.0.0.1:1");
+        assert!(!out.contains_key("ARCCTL_REPO"));
+        assert_eq!(out["NO_PROXY"], "corp.example,127.0.0.1,localhost");
+        assert_eq!(out["no_proxy"], "127.0.0.1,localhost");
+    }
 
     #[test]
     fn shell_quoting() {
