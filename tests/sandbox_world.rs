@@ -817,3 +817,30 @@ fn patching_replicas_scales_without_touching_busy_runners() {
         assert_eq!((r.runners.pods, r.runners.registered), (10, 10), "{mode}");
     }
 }
+
+#[test]
+fn a_runner_unregistered_before_it_connects_is_stuck() {
+    let mut w = world(&["--runners", "2"]);
+    let t0 = w.now();
+    let er = list(&w, EPHEMERAL_RUNNERS).first().map(name).unwrap();
+    delete(&mut w, EPHEMERAL_RUNNERS, &er);
+    // The replacement is registered (JIT config) but offline until its pod starts.
+    let fresh = w
+        .registrations
+        .values()
+        .find(|r| r.status == "offline")
+        .unwrap()
+        .clone();
+    assert_eq!(w.unregister(fresh.id), Unregister::Removed);
+    assert_eq!(w.report().runners.stuck, 0, "not started yet");
+    step(&mut w, t0, 5.0);
+    assert_eq!(w.report().runners.stuck, 1);
+    // Deleting its EphemeralRunner (what a drain does) clears it.
+    delete(&mut w, EPHEMERAL_RUNNERS, &fresh.name);
+    step(&mut w, t0, 10.0);
+    let r = w.report();
+    assert_eq!(
+        (r.runners.stuck, r.runners.registered, r.runners.pods),
+        (0, 2, 2)
+    );
+}

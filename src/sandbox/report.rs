@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::runners::Owner;
+use crate::sandbox::runners::{Owner, SlotState};
 use crate::sandbox::stats::KilledJob;
 use crate::sandbox::store::{FieldSelector, LabelSelector, PODS};
 use crate::sandbox::world::World;
@@ -47,7 +47,9 @@ pub struct RunnerCounts {
     pub pods: u64,
     /// Registrations with no pod of their name.
     pub dangling_registrations: u64,
-    /// Scale-set pods ARC recreated with a registration that no longer exists.
+    /// Scale-set runner pods whose registration no longer exists when they start: pods ARC
+    /// recreated under their old name after the registration was removed, or fresh runners
+    /// unregistered before they connected.
     pub stuck: u64,
 }
 
@@ -100,13 +102,17 @@ impl World {
             .into_iter()
             .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_owned))
             .collect();
+        // Stuck: a scale-set runner that found its registration gone when it started, or a
+        // recreated pod bound to a registration that no longer exists (it will find it gone).
         let stuck = self
             .runners
             .values()
-            .filter(|s| matches!(s.owner, Owner::EphemeralRunner(_)) && s.recreated)
             .filter(|s| {
-                s.registration
-                    .is_none_or(|id| !self.registrations.contains_key(&id))
+                let dead = s
+                    .registration
+                    .is_none_or(|id| !self.registrations.contains_key(&id));
+                let recreated = matches!(s.owner, Owner::EphemeralRunner(_)) && s.recreated;
+                s.state == SlotState::Stuck || (recreated && dead)
             })
             .count();
         Report {
