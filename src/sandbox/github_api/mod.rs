@@ -27,14 +27,19 @@
 //!    The App endpoints take a valid App JWT instead (see `app`). Refused credentials count
 //!    against no quota, and their `x-ratelimit-*` headers show the quota without spending it.
 //! 4. Primary limit: 5,000 requests per hourly window (the window opens at the first
-//!    authenticated request, `x-ratelimit-reset` is its end in epoch seconds). Over it → 403
-//!    "API rate limit exceeded…" with `x-ratelimit-remaining: 0`.
+//!    authenticated request, `x-ratelimit-reset` is its end in epoch seconds); every
+//!    authenticated request counts, refused ones included. Over it → 403 "API rate limit
+//!    exceeded…" with `x-ratelimit-remaining: 0`, counted in `stats.rate_limit_violations`.
 //! 5. `--secondary-limit N`: a sliding 60 s window of points (GET/HEAD 1, anything else 5). A
 //!    request that would take the window over `N` → 403 "You have exceeded a secondary rate
 //!    limit…" with `retry-after` = whole seconds until enough earlier points have left the
 //!    window. Rejected requests take no points, so a client that honours `retry-after` succeeds
 //!    next time, and one that paces itself never sees the 403. Requests that cost more than `N`
-//!    on their own get `retry-after: 60`. Both limits count in `stats.rate_limit_violations`.
+//!    on their own get `retry-after: 60`. The window is one for all endpoints (GitHub counts
+//!    per endpoint; one window is stricter, never looser). GitHub's other secondary limit, at
+//!    most 100 requests in flight, applies too (`retry-after: 1`); a request is in flight
+//!    from admission until its answer leaves, or its client gives up. Both limits count in
+//!    `stats.rate_limit_violations`.
 //! 6. Faults (seeded, from [`World::fault`](crate::sandbox::world::World::fault)), drawn in
 //!    this order:
 //!    - `github-5xx`: 500, 502 or 503 with a GitHub-like JSON body; the request is **not**
