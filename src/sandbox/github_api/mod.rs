@@ -94,6 +94,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::sandbox::world::SharedWorld;
 
+pub use app::INSTALLATION_ID;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use faults::{STATUS_RESET, STATUS_TIMEOUT, TIMEOUT_HANG};
 
@@ -121,19 +122,21 @@ pub fn router(world: SharedWorld) -> axum::Router {
 /// The fake GitHub's routes with the rate limits driven by `clock` (tests use a
 /// [`ManualClock`] so that the limit windows do not depend on how fast the test runs).
 pub fn router_with_clock(world: SharedWorld, clock: Arc<dyn Clock>) -> axum::Router {
-    let (secondary, app) = {
+    // Read the options under the lock; load the App key (file I/O) after releasing it.
+    let (options, known) = {
         let w = crate::sandbox::world::lock(&world);
-        (
-            w.options.secondary_limit,
-            app::App::from_options(&w.options),
-        )
+        let mut known = scope::Known::default();
+        known.learn(&w);
+        (w.options.clone(), known)
     };
+    let secondary = options.secondary_limit;
+    let app = app::App::from_options(&options);
     let api = Api {
         world,
         limits: Arc::new(Mutex::new(rate_limit::Limits::new(secondary))),
         clock,
         app,
-        known: Arc::new(Mutex::new(scope::Known::default())),
+        known: Arc::new(Mutex::new(known)),
         requests: Arc::new(AtomicU64::new(0)),
     };
     routes::routes(&api).with_state(api)
