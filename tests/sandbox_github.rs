@@ -502,6 +502,46 @@ async fn a_client_that_paces_itself_sees_no_violation() {
 }
 
 #[tokio::test]
+async fn the_hourly_quota_runs_out_and_comes_back_at_reset() {
+    let spec = Spec::load();
+    let server = Server::start(world_with(args(&[]), 1, vec![])).await;
+    let path = "/orgs/acme/actions/runners/1";
+    // 4,999 requests: 99 batches of 50 (under the 100 in flight GitHub allows), then 49.
+    for _ in 0..99 {
+        let batch = (0..50).map(|_| server.request(Method::GET, path).send());
+        for reply in futures::future::join_all(batch).await {
+            assert_eq!(reply.expect("response").status(), StatusCode::OK);
+        }
+    }
+    for _ in 0..49 {
+        assert_eq!(server.get(path).await.status, StatusCode::OK);
+    }
+    let last = server.get(path).await;
+    assert_eq!(last.header("x-ratelimit-remaining"), Some("0"));
+    assert_eq!(last.status, StatusCode::OK);
+    let spent = server.get(path).await;
+    assert_eq!(spent.status, StatusCode::FORBIDDEN);
+    spec.check("GET", "/orgs/{org}/actions/runners/{runner_id}", &spent);
+    assert_eq!(spent.header("x-ratelimit-remaining"), Some("0"));
+    assert!(
+        spent.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("API rate limit exceeded"))
+    );
+    assert_eq!(server.violations(), 1);
+    let reset: u64 = spent
+        .header("x-ratelimit-reset")
+        .and_then(|v| v.parse().ok())
+        .expect("x-ratelimit-reset");
+    server
+        .clock
+        .advance(Duration::from_secs(reset - EPOCH.as_secs()));
+    let again = server.get(path).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.header("x-ratelimit-remaining"), Some("4999"));
+}
+
+#[tokio::test]
 async fn more_than_100_requests_in_flight_are_refused() {
     let server = Server::start(world_with(
         args(&["--secondary-limit", "1000", "--fault", "github-timeout=1"]),

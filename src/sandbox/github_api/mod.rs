@@ -66,14 +66,18 @@
 //!
 //! - Non-integer `per_page` or `page` → 422 `validation-error-simple` ("Invalid request. For
 //!   'per_page', "abc" is not an integer."). `per_page` < 1 → 30, above 100 → 100; `page` < 1
-//!   → 1. A page past the end → 200 with an empty list (and `prev`/`first` links).
+//!   → 1. A page past the end → 200 with an empty list, `prev` pointing at the last page and
+//!   `first`. `per_page` is always in the `Link` URLs, other query parameters are kept.
+//! - A method a route does not serve (e.g. `POST …/actions/runners`) → 404 like an unknown
+//!   path, not 405.
 //! - Non-integer `{runner_id}` / `{runner_group_id}` → 404, as for an unknown id.
 //! - The `name` filter matches the runner name exactly.
 //! - Org and enterprise lists hold only runners registered at that level (repository runners
 //!   appear only under their repository), as on GitHub.
 //! - Known scopes: the sandbox org, any repository owned by it, and every org, repository and
-//!   enterprise a registration has been seen under (remembered when its runners are gone, so a
-//!   drained repository keeps answering 200 with an empty list). Anything else → 404.
+//!   enterprise a registration was under when the router started or when a request named a
+//!   scope not yet known (remembered when its runners are gone, so a drained enterprise keeps
+//!   answering 200 with an empty list). Anything else → 404.
 //! - Runner groups are the world's groups, served at org and enterprise level alike.
 
 mod app;

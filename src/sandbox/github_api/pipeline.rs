@@ -67,8 +67,8 @@ pub(crate) async fn pipeline(State(route): State<Route>, req: Request, next: Nex
     let request_id = format!(
         "5A4D:{:04X}:{serial:06X}:{:06X}:{:08X}",
         serial % 0xFFFF,
-        serial * 7,
-        serial * 13
+        serial.wrapping_mul(7) & 0xFF_FFFF,
+        serial.wrapping_mul(13) & 0xFFFF_FFFF
     );
     let (version, admission) = match api_version(req.headers()) {
         Ok(version) => (version, admit(&route, req.headers(), &method, &request_id)),
