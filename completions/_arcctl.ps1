@@ -188,6 +188,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('--list-cache', '--list-cache', [CompletionResultType]::ParameterName, 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)')
             [CompletionResult]::new('--fault', '--fault', [CompletionResultType]::ParameterName, 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204')
             [CompletionResult]::new('--secondary-limit', '--secondary-limit', [CompletionResultType]::ParameterName, 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after')
+            [CompletionResult]::new('--forbid-namespace', '--forbid-namespace', [CompletionResultType]::ParameterName, 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)')
             [CompletionResult]::new('--app-id', '--app-id', [CompletionResultType]::ParameterName, 'Accept GitHub App JWTs for this App id')
             [CompletionResult]::new('--app-public-key', '--app-public-key', [CompletionResultType]::ParameterName, 'The App''s public key (PEM), to verify JWTs')
             [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the simulation: the same seed gives the same world')

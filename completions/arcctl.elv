@@ -181,6 +181,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --list-cache 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)'
             cand --fault 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204'
             cand --secondary-limit 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after'
+            cand --forbid-namespace 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)'
             cand --app-id 'Accept GitHub App JWTs for this App id'
             cand --app-public-key 'The App''s public key (PEM), to verify JWTs'
             cand --seed 'Seed of the simulation: the same seed gives the same world'

@@ -176,6 +176,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l latency -d 'Ad
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l list-cache -d 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l fault -d 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l secondary-limit -d 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l forbid-namespace -d 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-id -d 'Accept GitHub App JWTs for this App id' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-public-key -d 'The App\'s public key (PEM), to verify JWTs' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l seed -d 'Seed of the simulation: the same seed gives the same world' -r

@@ -364,6 +364,9 @@ pub struct SandboxArgs {
     /// retry-after.
     #[arg(long, value_name = "POINTS_PER_MINUTE")]
     pub secondary_limit: Option<u32>,
+    /// Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable).
+    #[arg(long = "forbid-namespace", value_name = "NS")]
+    pub forbid_namespaces: Vec<String>,
     /// Accept GitHub App JWTs for this App id.
     #[arg(long, value_name = "ID", requires = "app_public_key")]
     pub app_id: Option<u64>,

@@ -5,7 +5,7 @@
 //! the simulated controller need: label and field selectors, paging order, JSON merge patch,
 //! deletes with uid preconditions, and a stream of watch events.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::{Value, json};
 
@@ -146,6 +146,18 @@ pub struct WatchEvent {
 
 type Key = (ResourceType, String, String);
 
+/// How many recent watch events the store keeps, so a watch can resume from a list's
+/// resourceVersion without missing what happened in between.
+const HISTORY: usize = 4096;
+
+/// One container log line and when it was written (RFC 3339 with nanoseconds, as
+/// `kubectl logs --timestamps` shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub time: String,
+    pub line: String,
+}
+
 /// The object store.
 #[derive(Debug)]
 pub struct Store {
@@ -154,7 +166,10 @@ pub struct Store {
     uid_seed: u64,
     uid_counter: u64,
     logs: BTreeMap<(String, String, String), Vec<String>>,
+    log_times: BTreeMap<(String, String, String), Vec<String>>,
     events: tokio::sync::broadcast::Sender<WatchEvent>,
+    /// The last [`HISTORY`] events with their resourceVersions, oldest first.
+    history: VecDeque<(u64, WatchEvent)>,
 }
 
 impl Store {
@@ -166,7 +181,9 @@ impl Store {
             uid_seed: seed,
             uid_counter: 0,
             logs: BTreeMap::new(),
+            log_times: BTreeMap::new(),
             events: tokio::sync::broadcast::channel(4096).0,
+            history: VecDeque::new(),
         }
     }
 
@@ -205,13 +222,39 @@ impl Store {
         (rt, ns.to_owned(), name.to_owned())
     }
 
-    fn emit(&self, kind: ResourceType, event_type: &'static str, object: &Value) {
-        // No receivers is fine: nobody is watching.
-        let _ = self.events.send(WatchEvent {
+    fn emit(&mut self, kind: ResourceType, event_type: &'static str, object: &Value) {
+        let event = WatchEvent {
             kind,
             event_type,
             object: object.clone(),
-        });
+        };
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history
+            .push_back((self.resource_version, event.clone()));
+        // No receivers is fine: nobody is watching.
+        let _ = self.events.send(event);
+    }
+
+    /// The events after resourceVersion `rv`, oldest first; `None` when some of them are no
+    /// longer kept (the API server's "too old resource version").
+    pub fn events_since(&self, rv: u64) -> Option<Vec<WatchEvent>> {
+        let oldest_kept = self
+            .history
+            .front()
+            .map_or(self.resource_version, |(v, _)| *v);
+        // Every version from rv+1 on must still be kept; versions are consecutive.
+        if rv < self.resource_version && rv + 1 < oldest_kept {
+            return None;
+        }
+        Some(
+            self.history
+                .iter()
+                .filter(|(v, _)| *v > rv)
+                .map(|(_, e)| e.clone())
+                .collect(),
+        )
     }
 
     /// Creates `obj`, filling apiVersion, kind, namespace, uid, resourceVersion and
@@ -366,6 +409,8 @@ impl Store {
         if rt == PODS {
             self.logs
                 .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
+            self.log_times
+                .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
         }
         self.emit(rt, "DELETED", &obj);
         Ok(obj)
@@ -373,10 +418,27 @@ impl Store {
 
     /// Appends a line to a container's log.
     pub fn append_log(&mut self, ns: &str, pod: &str, container: &str, line: String) {
-        self.logs
-            .entry((ns.to_owned(), pod.to_owned(), container.to_owned()))
+        let key = (ns.to_owned(), pod.to_owned(), container.to_owned());
+        self.log_times
+            .entry(key.clone())
             .or_default()
-            .push(line);
+            .push(now_rfc3339_nanos());
+        self.logs.entry(key).or_default().push(line);
+    }
+
+    /// A container's log lines from line `from` on (0: all), with the times they were written.
+    pub fn log_entries(&self, ns: &str, pod: &str, container: &str, from: usize) -> Vec<LogEntry> {
+        let key = (ns.to_owned(), pod.to_owned(), container.to_owned());
+        let times = self.log_times.get(&key).map_or(&[][..], Vec::as_slice);
+        self.log(ns, pod, container)
+            .iter()
+            .zip(times)
+            .skip(from)
+            .map(|(line, time)| LogEntry {
+                time: time.clone(),
+                line: line.clone(),
+            })
+            .collect()
     }
 
     /// A container's log lines (all of them; the API layer applies `tailLines`).
@@ -421,6 +483,13 @@ pub fn now_rfc3339() -> String {
         .round(jiff::Unit::Second)
         .unwrap_or_else(|_| jiff::Timestamp::now())
         .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// The current time as `kubectl logs --timestamps` shows it (RFC 3339, nanoseconds, UTC).
+pub fn now_rfc3339_nanos() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S%.9fZ")
         .to_string()
 }
 
@@ -554,6 +623,11 @@ impl FieldSelector {
             reqs.push((field.to_owned(), eq, value.trim().to_owned()));
         }
         Ok(FieldSelector(reqs))
+    }
+
+    /// The fields this selector names, so the API can refuse ones a resource type lacks.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(f, _, _)| f.as_str())
     }
 
     pub fn matches(&self, obj: &Value) -> bool {
@@ -731,12 +805,45 @@ mod tests {
     }
 
     #[test]
+    fn history_replays_events_after_a_resource_version() {
+        let mut s = Store::new(1);
+        s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
+            .unwrap();
+        let rv = s.resource_version();
+        s.create(PODS, Some("ns"), pod("b", "n1", json!({})))
+            .unwrap();
+        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        let since = s.events_since(rv).unwrap();
+        let seen: Vec<_> = since
+            .iter()
+            .map(|e| (e.event_type, e.object["metadata"]["name"].as_str().unwrap()))
+            .collect();
+        assert_eq!(seen, [("ADDED", "b"), ("DELETED", "a")]);
+        assert!(s.events_since(s.resource_version()).unwrap().is_empty());
+        for i in 0..HISTORY {
+            s.merge_patch(
+                PODS,
+                Some("ns"),
+                "b",
+                &json!({"metadata": {"labels": {"i": i.to_string()}}}),
+            )
+            .unwrap();
+        }
+        assert!(s.events_since(rv).is_none(), "too old");
+    }
+
+    #[test]
     fn logs_go_with_their_pod() {
         let mut s = Store::new(1);
         s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
             .unwrap();
         s.append_log("ns", "a", "runner", "line".into());
         assert_eq!(s.log("ns", "a", "runner"), ["line"]);
+        s.append_log("ns", "a", "runner", "second".into());
+        let entries = s.log_entries("ns", "a", "runner", 0);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(s.log_entries("ns", "a", "runner", 1)[0].line, "second");
+        assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());
     }
