@@ -725,6 +725,39 @@ mod kube_rs {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_modes_crds_are_installed() {
+        let world = world(&["--mode", "scale-set"]);
+        let kube = kubeconfig(&serve(world.clone()).await);
+        let client = client(&kube).await;
+        let gvk = GroupVersionKind::gvk("actions.summerwind.dev", "v1alpha1", "Runner");
+        let runners: Api<DynamicObject> = Api::namespaced_with(
+            client.clone(),
+            NS,
+            &ApiResource::from_gvk_with_plural(&gvk, "runners"),
+        );
+        let e = api_status(runners.list(&ListParams::default()).await.unwrap_err());
+        assert_eq!((e.code, e.reason.as_str()), (404, "NotFound"));
+        let ers: Api<DynamicObject> = Api::namespaced_with(client, NS, &ephemeral_runners());
+        assert_eq!(
+            ers.list(&ListParams::default()).await.unwrap().items.len(),
+            3
+        );
+
+        let out = kube
+            .kubectl(&["get", "runners.actions.summerwind.dev"])
+            .await;
+        assert!(!out.ok, "{}", out.stdout);
+        assert!(
+            out.stderr.contains("doesn't have a resource type"),
+            "{}",
+            out.stderr
+        );
+        let out = kube.ok(&["api-resources", "-o", "name"]).await;
+        assert!(out.contains("ephemeralrunners.actions.github.com"), "{out}");
+        assert!(!out.contains("summerwind"), "{out}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn forbidden_namespaces_answer_403() {
         let world = world(&["--forbid-namespace", OTHER_NS]);
         let kube = kubeconfig(&serve(world.clone()).await);

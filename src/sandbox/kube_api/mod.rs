@@ -175,10 +175,19 @@ fn respond(
     let Some(parsed) = parsed else {
         return Err(ApiError::no_route());
     };
+    let mode = world::lock(world).options.mode;
+    let group = match &parsed.target {
+        Target::Group(group) | Target::Resources { group, .. } => group,
+        Target::Collection { rt, .. } | Target::Object { rt, .. } => rt.group,
+        _ => "",
+    };
+    if !discovery::installed(mode, group) {
+        return Err(ApiError::no_route());
+    }
     match parsed.target {
         Target::Version => only_get(req, discovery::version()),
         Target::CoreVersions => only_get(req, discovery::core_versions(header(req, HOST))),
-        Target::Groups => only_get(req, discovery::group_list()),
+        Target::Groups => only_get(req, discovery::group_list(mode)),
         Target::Group(group) => only_get(req, discovery::group(group)),
         Target::Resources { group, version } => {
             only_get(req, discovery::resource_list(group, version))
