@@ -2,10 +2,14 @@
 //! need for get, delete, logs, cordon and patch.
 //!
 //! This module owns the request pipeline (latency, the `kube-5xx` fault, RBAC denials for
-//! `--forbid-namespace`, request statistics) and dispatch; `path` parses request paths,
-//! `discovery` serves the discovery documents, `objects` lists, gets, deletes and patches,
-//! `watch` streams changes, `logs` serves `pods/log`, `table` renders kubectl's tables and
-//! `status` builds the error bodies.
+//! `--forbid-namespace`, the ARC CRDs the `--mode` installs, request statistics) and dispatch;
+//! `path` parses request paths, `discovery` serves the discovery documents, `objects` lists,
+//! gets, deletes, patches and evicts, `json_patch` handles RFC 6902 patches, `watch` streams
+//! changes, `logs` serves `pods/log`, `table` renders kubectl's tables and `status` builds the
+//! error bodies.
+//!
+//! Not served: create and replace (POST/PUT on objects), deletecollection, OpenAPI, events;
+//! they answer 405 or 404 as a server without them would.
 
 mod discovery;
 mod json_patch;
