@@ -507,6 +507,25 @@ mod kube_rs {
             "true"
         );
 
+        // Patches that would break the object are refused, and change nothing.
+        for bad in [json!({"spec": 1}), json!({"metadata": null}), json!([])] {
+            let e = api_status(
+                pods.patch(LEGACY_POD, &PatchParams::default(), &Patch::Merge(&bad))
+                    .await
+                    .unwrap_err(),
+            );
+            assert!(e.code == 422 || e.code == 400, "{bad}: {e:?}");
+        }
+        let after = world::lock(&world)
+            .store
+            .get(PODS, Some(NS), LEGACY_POD)
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            after["metadata"]["resourceVersion"],
+            stored["metadata"]["resourceVersion"]
+        );
+
         // A stale resourceVersion in the patch is an optimistic-lock conflict.
         let stale = json!({"metadata": {"resourceVersion": "1", "labels": {"x": "y"}}});
         let e = api_status(

@@ -370,11 +370,19 @@ impl Store {
         if !patch.is_object() {
             return Err(StoreError::Invalid("patch must be a JSON object".into()));
         }
+        // Anything but an object here would leave the object without metadata.
+        if patch.get("metadata").is_some_and(|m| !m.is_object()) {
+            return Err(StoreError::Invalid(
+                "metadata: Invalid value: must be an object".into(),
+            ));
+        }
         self.modify(rt, ns, name, |obj| {
             let keep = (
                 obj["metadata"]["name"].clone(),
                 obj["metadata"]["namespace"].clone(),
                 obj["metadata"]["uid"].clone(),
+                obj["apiVersion"].clone(),
+                obj["kind"].clone(),
             );
             merge(obj, patch);
             obj["metadata"]["name"] = keep.0;
@@ -382,6 +390,8 @@ impl Store {
                 obj["metadata"]["namespace"] = keep.1;
             }
             obj["metadata"]["uid"] = keep.2;
+            obj["apiVersion"] = keep.3;
+            obj["kind"] = keep.4;
         })
     }
 
@@ -758,6 +768,28 @@ mod tests {
         assert_eq!(p["metadata"]["name"], "a");
         assert_eq!(p["metadata"]["annotations"], json!({"y": "2", "z": "3"}));
         assert_ne!(p["metadata"]["resourceVersion"], rv0);
+        for bad in [
+            json!({"metadata": 5}),
+            json!({"metadata": null}),
+            json!([1]),
+        ] {
+            assert!(matches!(
+                s.merge_patch(PODS, Some("ns"), "a", &bad),
+                Err(StoreError::Invalid(_))
+            ));
+        }
+        let p = s
+            .merge_patch(
+                PODS,
+                Some("ns"),
+                "a",
+                &json!({"kind": "Node", "apiVersion": null}),
+            )
+            .unwrap();
+        assert_eq!(
+            (p["kind"].as_str(), p["apiVersion"].as_str()),
+            (Some("Pod"), Some("v1"))
+        );
     }
 
     #[test]
