@@ -541,7 +541,7 @@ mod kube_rs {
             .patch(
                 "node-2",
                 &PatchParams::default(),
-                &Patch::Strategic(&cordon),
+                &Patch::Merge(&cordon),
             )
             .await
             .unwrap();

@@ -60,6 +60,14 @@ impl Query {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// A boolean parameter, true as Go's `strconv.ParseBool` reads it.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(
+            self.get(name),
+            Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+        )
+    }
 }
 
 /// The parts of a request the handlers need.
@@ -128,7 +136,7 @@ fn only_get(req: &Request, v: Value) -> Result<Response, ApiError> {
 /// The Kubernetes verb of a request, as RBAC names it.
 fn verb(req: &Request, collection: bool) -> &'static str {
     match req.method {
-        Method::GET if collection && req.query.get("watch") == Some("true") => "watch",
+        Method::GET if collection && req.query.flag("watch") => "watch",
         Method::GET if collection => "list",
         Method::GET => "get",
         Method::DELETE => "delete",
@@ -201,7 +209,7 @@ fn respond(
             if req.method != Method::GET {
                 return Err(ApiError::method_not_allowed());
             }
-            if req.query.get("watch") == Some("true") {
+            if req.query.flag("watch") {
                 let table = header(req, ACCEPT).contains("as=Table");
                 return watch::watch(world, rt, ns, &req.query, table);
             }
