@@ -4,9 +4,13 @@
 //! [`context::Context`] and an in-process [`sandbox`].
 
 pub mod cli;
+pub mod cluster;
 pub mod cmd;
+pub mod config;
 pub mod context;
 pub mod error;
+pub mod github;
+pub mod inventory;
 pub mod output;
 pub mod sandbox;
 
@@ -57,7 +61,7 @@ async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
     match command {
         Command::Completions(args) => cmd::generate::run(ctx, &args),
         Command::Sandbox(args) => sandbox::command::run(ctx, args).await,
-        Command::List(_) => Err(not_built("list")),
+        Command::List(args) => cmd::list::run(ctx, args).await,
         Command::Drain(_) => Err(not_built("drain")),
         Command::Recreate(_) => Err(not_built("recreate")),
     }
@@ -65,5 +69,5 @@ async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
 
 fn not_built(name: &str) -> Error {
     Error::failed(format!("`arcctl {name}` is not built yet"))
-        .with_hint("this development version only has `sandbox` and `completions`")
+        .with_hint("this development version has `list`, `sandbox` and `completions`")
 }

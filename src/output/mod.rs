@@ -1,7 +1,10 @@
 //! The only code that writes to stdout and stderr: tables, JSON, progress, prompts, errors.
 
+pub mod age;
 pub mod error;
+pub mod list;
 pub mod style;
+pub mod table;
 
 pub use error::render_error;
 pub use style::{Presentation, PresentationFlags};

@@ -1,0 +1,568 @@
+//! The Kubernetes client: connecting from a kubeconfig (or in-cluster), listing runner pods and
+//! EphemeralRunners page by page, reading the runner container's log tail, and the small typed
+//! mutations `drain` needs (deletes with a uid precondition, a pod annotation, cordon).
+//!
+//! Kubernetes errors become [`Error`]s naming the verb and resource: 401/403 are exit 4, a bad
+//! kubeconfig or unknown context exit 2, anything else exit 1.
+
+use std::path::Path;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, LogParams, Patch,
+    PatchParams, Preconditions,
+};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::json;
+
+use crate::cluster::arc;
+use crate::cluster::model::{EphemeralRunner, RunnerPod};
+use crate::config::{KubeSettings, Namespaces};
+use crate::error::{Error, Result};
+
+/// Page size of list calls (kubectl's `--chunk-size` default).
+const PAGE_SIZE: u32 = 500;
+
+/// Which pods to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodSelection {
+    /// `-l`: a label selector the server applies.
+    pub label_selector: Option<String>,
+    /// `--node`: field selector `spec.nodeName`.
+    pub node: Option<String>,
+    /// `--scale-set`: scale set, RunnerDeployment or RunnerSet name.
+    pub scale_set: Option<String>,
+}
+
+/// The namespaces a list covers, resolved against the context's namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NamespaceScope {
+    All,
+    Only(Vec<String>),
+}
+
+impl NamespaceScope {
+    pub fn contains(&self, ns: &str) -> bool {
+        match self {
+            NamespaceScope::All => true,
+            NamespaceScope::Only(list) => list.iter().any(|n| n == ns),
+        }
+    }
+}
+
+/// What a delete with a uid precondition found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeleteResult {
+    /// The object with that uid is deleted (or being deleted).
+    Deleted,
+    /// 404: nothing of that name any more.
+    AlreadyGone,
+    /// 409: an object of that name exists with another uid (a replacement); left alone.
+    Replaced,
+}
+
+/// What cordoning a node did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CordonResult {
+    Cordoned,
+    AlreadyCordoned,
+}
+
+/// A connected cluster.
+#[derive(Clone)]
+pub struct Cluster {
+    client: kube::Client,
+    default_namespace: String,
+    server: String,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("server", &self.server)
+            .field("default_namespace", &self.default_namespace)
+            .finish()
+    }
+}
+
+/// The EphemeralRunner resource (scale-set mode).
+fn ephemeral_runner_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(arc::GROUP_SCALE_SET, "v1alpha1", "EphemeralRunner"),
+        "ephemeralrunners",
+    )
+}
+
+/// The legacy Runner resource.
+fn legacy_runner_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(arc::GROUP_LEGACY, "v1alpha1", "Runner"),
+        "runners",
+    )
+}
+
+impl Cluster {
+    /// Connects using the kubeconfig files of `settings` (merged in order), or the in-cluster
+    /// service account when there are none. Needs a process-level rustls provider.
+    pub async fn connect(settings: &KubeSettings) -> Result<Self> {
+        let mut config = if settings.kubeconfig.is_empty() {
+            if settings.context.is_some() {
+                return Err(
+                    Error::usage("--context needs a kubeconfig, and none was found")
+                        .with_hint("set KUBECONFIG or pass --kubeconfig PATH"),
+                );
+            }
+            kube::Config::incluster().map_err(|e| {
+                Error::usage("no kubeconfig found and not running inside a cluster")
+                    .with_source(e)
+                    .with_hint("set KUBECONFIG or pass --kubeconfig PATH")
+            })?
+        } else {
+            let kubeconfig = read_kubeconfigs(&settings.kubeconfig, settings.kubeconfig_source)?;
+            let contexts: Vec<String> =
+                kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+            if let Some(ctx) = &settings.context
+                && !contexts.iter().any(|c| c == ctx)
+            {
+                return Err(
+                    Error::usage(format!("context `{ctx}` not found in the kubeconfig"))
+                        .with_hint(context_hint(&contexts)),
+                );
+            }
+            let options = KubeConfigOptions {
+                context: settings.context.clone(),
+                ..KubeConfigOptions::default()
+            };
+            kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+                .await
+                .map_err(|e| {
+                    Error::usage("the kubeconfig cannot be used")
+                        .with_source(e)
+                        .with_hint(context_hint(&contexts))
+                })?
+        };
+        // A hung API server must not hang arcctl.
+        config.connect_timeout = Some(Duration::from_secs(10));
+        config.read_timeout = Some(Duration::from_secs(60));
+        config.reset_reader_on_write = true;
+        let server = config.cluster_url.to_string();
+        let default_namespace = config.default_namespace.clone();
+        let client = kube::Client::try_from(config).map_err(|e| {
+            Error::failed(format!(
+                "failed to set up the Kubernetes client for {server}"
+            ))
+            .with_source(e)
+        })?;
+        Ok(Cluster {
+            client,
+            default_namespace,
+            server,
+        })
+    }
+
+    /// Wraps an existing client (tests, or a caller that built its own).
+    pub fn from_client(client: kube::Client, default_namespace: &str, server: &str) -> Self {
+        Cluster {
+            client,
+            default_namespace: default_namespace.to_owned(),
+            server: server.to_owned(),
+        }
+    }
+
+    fn at<'a>(
+        &'a self,
+        resource: &'a str,
+        namespace: Option<&'a str>,
+        missing_ok: bool,
+    ) -> ListAt<'a> {
+        ListAt {
+            resource,
+            namespace,
+            server: &self.server,
+            missing_ok,
+        }
+    }
+
+    /// The context's namespace (`default` when it names none).
+    pub fn default_namespace(&self) -> &str {
+        &self.default_namespace
+    }
+
+    /// The API server URL.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// `-n` / `-A` / the context's namespace, resolved.
+    pub fn namespace_scope(&self, ns: &Namespaces) -> NamespaceScope {
+        match ns {
+            Namespaces::All => NamespaceScope::All,
+            Namespaces::Listed(list) => NamespaceScope::Only(list.clone()),
+            Namespaces::ContextDefault => {
+                NamespaceScope::Only(vec![self.default_namespace.clone()])
+            }
+        }
+    }
+
+    /// The ARC runner pods in `scope` that match `sel`, every page, namespaces concurrently.
+    pub async fn list_runner_pods(
+        &self,
+        scope: &NamespaceScope,
+        sel: &PodSelection,
+    ) -> Result<Vec<RunnerPod>> {
+        let mut lp = ListParams::default().limit(PAGE_SIZE);
+        if let Some(l) = &sel.label_selector {
+            lp = lp.labels(l);
+        }
+        if let Some(node) = &sel.node {
+            lp = lp.fields(&format!("spec.nodeName={node}"));
+        }
+        let pods: Vec<Pod> = match scope {
+            NamespaceScope::All => {
+                list_all(
+                    &Api::<Pod>::all(self.client.clone()),
+                    &lp,
+                    self.at("pods", None, false),
+                )
+                .await?
+            }
+            NamespaceScope::Only(list) => {
+                let calls = list.iter().map(|ns| {
+                    let api = Api::<Pod>::namespaced(self.client.clone(), ns);
+                    let lp = lp.clone();
+                    let at = self.at("pods", Some(ns), false);
+                    async move { list_all(&api, &lp, at).await }
+                });
+                futures::future::try_join_all(calls)
+                    .await?
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+        };
+        Ok(pods
+            .iter()
+            .filter_map(RunnerPod::from_pod)
+            .filter(|p| match &sel.scale_set {
+                Some(want) => p.scale_set.as_deref() == Some(want.as_str()),
+                None => true,
+            })
+            .collect())
+    }
+
+    /// The EphemeralRunners in `scope`; none when the cluster has no scale-set CRDs.
+    pub async fn list_ephemeral_runners(
+        &self,
+        scope: &NamespaceScope,
+    ) -> Result<Vec<EphemeralRunner>> {
+        let ar = ephemeral_runner_resource();
+        let lp = ListParams::default().limit(PAGE_SIZE);
+        let objs: Vec<DynamicObject> = match scope {
+            NamespaceScope::All => {
+                let api = Api::<DynamicObject>::all_with(self.client.clone(), &ar);
+                list_all(&api, &lp, self.at("ephemeralrunners", None, true)).await?
+            }
+            NamespaceScope::Only(list) => {
+                let calls = list.iter().map(|ns| {
+                    let api = Api::<DynamicObject>::namespaced_with(self.client.clone(), ns, &ar);
+                    let lp = lp.clone();
+                    let at = self.at("ephemeralrunners", Some(ns), true);
+                    async move { list_all(&api, &lp, at).await }
+                });
+                futures::future::try_join_all(calls)
+                    .await?
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+        };
+        Ok(objs.iter().map(EphemeralRunner::from_dynamic).collect())
+    }
+
+    /// One pod, reduced; `None` when it is gone or not an ARC runner pod.
+    pub async fn get_runner_pod(&self, namespace: &str, name: &str) -> Result<Option<RunnerPod>> {
+        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
+        let pod = api
+            .get_opt(name)
+            .await
+            .map_err(|e| kube_error(e, "get", "pods", Some(namespace), &self.server))
+            .map_err(|e| e.context(format!("failed to read pod `{namespace}/{name}`")))?;
+        Ok(pod.as_ref().and_then(RunnerPod::from_pod))
+    }
+
+    /// One EphemeralRunner; `None` when it is gone (or scale sets are not installed).
+    pub async fn get_ephemeral_runner(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<EphemeralRunner>> {
+        let api = Api::<DynamicObject>::namespaced_with(
+            self.client.clone(),
+            namespace,
+            &ephemeral_runner_resource(),
+        );
+        match api.get_opt(name).await {
+            Ok(obj) => Ok(obj.as_ref().map(EphemeralRunner::from_dynamic)),
+            // The resource type itself is unknown: no scale sets here.
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+            Err(e) => Err(
+                kube_error(e, "get", "ephemeralrunners", Some(namespace), &self.server).context(
+                    format!("failed to read EphemeralRunner `{namespace}/{name}`"),
+                ),
+            ),
+        }
+    }
+
+    /// The last `lines` lines of the pod's `runner` container log.
+    pub async fn runner_log_tail(&self, namespace: &str, pod: &str, lines: i64) -> Result<String> {
+        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
+        let lp = LogParams {
+            container: Some("runner".to_owned()),
+            tail_lines: Some(lines),
+            ..LogParams::default()
+        };
+        api.logs(pod, &lp)
+            .await
+            .map_err(|e| kube_error(e, "get", "pods/log", Some(namespace), &self.server))
+            .map_err(|e| {
+                e.context(format!(
+                    "failed to read the runner log of pod `{namespace}/{pod}`"
+                ))
+            })
+    }
+
+    /// Deletes a pod if it still has `uid`.
+    pub async fn delete_pod(&self, namespace: &str, name: &str, uid: &str) -> Result<DeleteResult> {
+        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
+        delete_with_uid(&api, name, uid, "pods", namespace, &self.server).await
+    }
+
+    /// Deletes an EphemeralRunner if it still has `uid` (ARC then unregisters and removes the pod).
+    pub async fn delete_ephemeral_runner(
+        &self,
+        namespace: &str,
+        name: &str,
+        uid: &str,
+    ) -> Result<DeleteResult> {
+        let api = Api::<DynamicObject>::namespaced_with(
+            self.client.clone(),
+            namespace,
+            &ephemeral_runner_resource(),
+        );
+        delete_with_uid(&api, name, uid, "ephemeralrunners", namespace, &self.server).await
+    }
+
+    /// Deletes a legacy Runner object if it still has `uid`.
+    pub async fn delete_legacy_runner(
+        &self,
+        namespace: &str,
+        name: &str,
+        uid: &str,
+    ) -> Result<DeleteResult> {
+        let api = Api::<DynamicObject>::namespaced_with(
+            self.client.clone(),
+            namespace,
+            &legacy_runner_resource(),
+        );
+        delete_with_uid(&api, name, uid, "runners", namespace, &self.server).await
+    }
+
+    /// Sets one annotation on a pod (JSON merge patch). `Ok(false)` when the pod is gone.
+    pub async fn annotate_pod(
+        &self,
+        namespace: &str,
+        name: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<bool> {
+        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
+        let patch = json!({"metadata": {"annotations": {key: value}}});
+        match api
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(false),
+            Err(e) => Err(
+                kube_error(e, "patch", "pods", Some(namespace), &self.server)
+                    .context(format!("failed to annotate pod `{namespace}/{name}`")),
+            ),
+        }
+    }
+
+    /// Whether the node is cordoned (`spec.unschedulable`).
+    pub async fn node_unschedulable(&self, node: &str) -> Result<bool> {
+        let api = Api::<Node>::all(self.client.clone());
+        let n = api
+            .get(node)
+            .await
+            .map_err(|e| kube_error(e, "get", "nodes", None, &self.server))
+            .map_err(|e| e.context(format!("failed to read node `{node}`")))?;
+        Ok(n.spec.and_then(|s| s.unschedulable).unwrap_or(false))
+    }
+
+    /// Cordons a node (merge patch `spec.unschedulable: true`), idempotently.
+    pub async fn cordon(&self, node: &str) -> Result<CordonResult> {
+        if self.node_unschedulable(node).await? {
+            return Ok(CordonResult::AlreadyCordoned);
+        }
+        let api = Api::<Node>::all(self.client.clone());
+        let patch = json!({"spec": {"unschedulable": true}});
+        api.patch(node, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| kube_error(e, "patch", "nodes", None, &self.server))
+            .map_err(|e| e.context(format!("failed to cordon node `{node}`")))?;
+        Ok(CordonResult::Cordoned)
+    }
+}
+
+/// Reads and merges kubeconfig files; unreadable or malformed ones are usage errors.
+fn read_kubeconfigs(paths: &[std::path::PathBuf], source: &str) -> Result<Kubeconfig> {
+    let mut merged: Option<Kubeconfig> = None;
+    for path in paths {
+        let kc = read_one(path, source)?;
+        merged = Some(match merged {
+            None => kc,
+            Some(m) => m.merge(kc).map_err(|e| {
+                Error::usage(format!("failed to merge kubeconfig `{}`", path.display()))
+                    .with_source(e)
+            })?,
+        });
+    }
+    merged.ok_or_else(|| Error::usage(format!("{source} names no kubeconfig file")))
+}
+
+fn read_one(path: &Path, source: &str) -> Result<Kubeconfig> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::usage(format!(
+            "failed to read kubeconfig `{}` (from {source})",
+            path.display()
+        ))
+        .with_source(e)
+    })?;
+    Kubeconfig::from_yaml(&text).map_err(|e| {
+        Error::usage(format!("kubeconfig `{}` is malformed", path.display())).with_source(e)
+    })
+}
+
+fn context_hint(contexts: &[String]) -> String {
+    if contexts.is_empty() {
+        "the kubeconfig defines no contexts".to_owned()
+    } else {
+        format!("contexts in the kubeconfig: {}", contexts.join(", "))
+    }
+}
+
+/// Every page of a list. With `missing_ok`, a 404 for the resource type (its CRD is not
+/// installed) is an empty list.
+async fn list_all<K>(api: &Api<K>, lp: &ListParams, at: ListAt<'_>) -> Result<Vec<K>>
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let mut out = Vec::new();
+    let mut lp = lp.clone();
+    loop {
+        let page = match api.list(&lp).await {
+            Ok(page) => page,
+            Err(kube::Error::Api(s)) if s.code == 404 && at.missing_ok && out.is_empty() => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(kube_error(e, "list", at.resource, at.namespace, at.server)),
+        };
+        out.extend(page.items);
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => lp.continue_token = Some(token),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// What a list call covers, for its error messages.
+#[derive(Clone, Copy)]
+struct ListAt<'a> {
+    resource: &'a str,
+    namespace: Option<&'a str>,
+    server: &'a str,
+    missing_ok: bool,
+}
+
+async fn delete_with_uid<K>(
+    api: &Api<K>,
+    name: &str,
+    uid: &str,
+    resource: &str,
+    namespace: &str,
+    server: &str,
+) -> Result<DeleteResult>
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let dp = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: Some(uid.to_owned()),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match api.delete(name, &dp).await {
+        Ok(_) => Ok(DeleteResult::Deleted),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(DeleteResult::AlreadyGone),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(DeleteResult::Replaced),
+        Err(e) => Err(kube_error(e, "delete", resource, Some(namespace), server)
+            .context(format!("failed to delete {resource} `{namespace}/{name}`"))),
+    }
+}
+
+/// A Kubernetes error as an [`Error`] naming the verb and resource that failed.
+pub(crate) fn kube_error(
+    e: kube::Error,
+    verb: &str,
+    resource: &str,
+    ns: Option<&str>,
+    server: &str,
+) -> Error {
+    let place = match ns {
+        Some(ns) => format!("`{resource}` in namespace `{ns}`"),
+        None => format!("`{resource}`"),
+    };
+    match e {
+        kube::Error::Api(s) if s.code == 401 || s.code == 403 => {
+            let message = if s.message.is_empty() {
+                s.reason.clone()
+            } else {
+                s.message.clone()
+            };
+            Error::auth(format!(
+                "Kubernetes denied `{verb}` on {place} ({} {message})",
+                s.code
+            ))
+            .with_hint(format!(
+                "the kubeconfig's user needs RBAC permission to `{verb}` {resource}{}",
+                ns.map(|n| format!(" in `{n}`")).unwrap_or_default()
+            ))
+        }
+        kube::Error::Api(s) => {
+            let message = if s.message.is_empty() {
+                s.reason.clone()
+            } else {
+                s.message.clone()
+            };
+            Error::failed(format!(
+                "failed to {verb} {place}: Kubernetes answered {} {message}",
+                s.code
+            ))
+        }
+        other => {
+            let at = if server.is_empty() {
+                String::new()
+            } else {
+                format!(" at {server}")
+            };
+            Error::failed(format!(
+                "failed to {verb} {place}: could not reach the Kubernetes API{at}"
+            ))
+            .with_source(other)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The cluster's side: the Kubernetes client, ARC's labels and owners, and the runner pods and
+//! EphemeralRunners read from them.
+//!
+//! Returns data and typed outcomes; never prints.
+
+pub mod arc;
+pub mod client;
+pub mod model;
+pub mod runner_log;
+
+pub use arc::Mode;
+pub use client::{Cluster, CordonResult, DeleteResult, NamespaceScope, PodSelection};
+pub use model::{ContainerState, EphemeralRunner, RunnerPod};
+pub use runner_log::running_job;

@@ -1,0 +1,164 @@
+//! Credentials for GitHub: a token (from `GH_TOKEN`, `GITHUB_TOKEN` or `--token-file`), or a
+//! GitHub App installation, whose short-lived token is minted from an RS256 JWT and renewed
+//! before it expires.
+//!
+//! Secrets stay in [`SecretString`]s: they are exposed only to build a header or sign a JWT.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Renew an installation token this long before GitHub says it expires.
+pub(crate) const RENEW_BEFORE: Duration = Duration::from_secs(300);
+
+/// How arcctl authenticates to GitHub.
+#[derive(Debug, Clone)]
+pub enum Credentials {
+    /// A personal, fine-grained or installation token.
+    Token {
+        token: SecretString,
+        /// Where it came from, for messages (`GH_TOKEN`, `--token-file PATH`).
+        source: String,
+    },
+    /// A GitHub App: installation tokens are minted on demand.
+    App(AppCredentials),
+}
+
+impl Credentials {
+    /// How messages name the credentials (never their value).
+    pub fn describe(&self) -> String {
+        match self {
+            Credentials::Token { source, .. } => format!("the token from {source}"),
+            Credentials::App(app) => format!("the installation token of GitHub App {}", app.app_id),
+        }
+    }
+}
+
+/// A GitHub App's id, optional installation id and private key.
+#[derive(Debug, Clone)]
+pub struct AppCredentials {
+    pub app_id: u64,
+    /// Found from the scope (`GET /orgs/{org}/installation`) when not given.
+    pub installation_id: Option<u64>,
+    /// The PEM private key.
+    pub private_key: SecretString,
+    /// Where the key came from, for messages.
+    pub key_source: String,
+}
+
+#[derive(Serialize)]
+struct Claims {
+    iat: u64,
+    exp: u64,
+    iss: String,
+}
+
+/// A JWT for the App: issued 60 s in the past (clock drift) and valid 9 minutes, as GitHub
+/// recommends (at most 10).
+pub(crate) fn app_jwt(app: &AppCredentials, now: SystemTime) -> Result<SecretString> {
+    let now = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+    let key =
+        EncodingKey::from_rsa_pem(app.private_key.expose_secret().as_bytes()).map_err(|e| {
+            Error::usage(format!(
+                "the GitHub App key {} is not an RSA private key in PEM form",
+                app.key_source
+            ))
+            .with_source(e)
+        })?;
+    let claims = Claims {
+        iat: now.saturating_sub(60),
+        exp: now + 540,
+        iss: app.app_id.to_string(),
+    };
+    let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &key)
+        .map_err(|e| Error::failed("failed to sign the GitHub App JWT").with_source(e))?;
+    Ok(SecretString::from(jwt))
+}
+
+/// `POST /app/installations/{id}/access_tokens` → 201 `{token, expires_at}`.
+#[derive(Deserialize)]
+pub(crate) struct InstallationToken {
+    pub token: String,
+    pub expires_at: Option<String>,
+}
+
+/// `GET /orgs/{org}/installation` → `{id, …}`.
+#[derive(Deserialize)]
+pub(crate) struct Installation {
+    pub id: u64,
+}
+
+/// A minted installation token and when to renew it.
+#[derive(Debug, Clone)]
+pub(crate) struct Minted {
+    pub token: SecretString,
+    pub renew_at: SystemTime,
+}
+
+impl Minted {
+    /// Keeps the token until shortly before `expires_at` (RFC 3339); without one, for 50 min.
+    pub fn new(token: String, expires_at: Option<&str>, now: SystemTime) -> Self {
+        let expires = expires_at
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .map(|t| UNIX_EPOCH + Duration::from_secs(t.as_second().max(0).unsigned_abs()))
+            .unwrap_or(now + Duration::from_secs(3600));
+        Minted {
+            token: SecretString::from(token),
+            renew_at: expires.checked_sub(RENEW_BEFORE).unwrap_or(now).max(now),
+        }
+    }
+
+    pub fn fresh(&self, now: SystemTime) -> bool {
+        now < self.renew_at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_that_is_not_pem_is_a_usage_error_without_its_content() {
+        let app = AppCredentials {
+            app_id: 7,
+            installation_id: None,
+            private_key: SecretString::from("not-a-key-but-secret".to_owned()),
+            key_source: "--app-key /k.pem".into(),
+        };
+        let e = app_jwt(&app, SystemTime::now()).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.message().contains("--app-key /k.pem"));
+        assert!(!format!("{e:?}").contains("not-a-key-but-secret"));
+    }
+
+    #[test]
+    fn minted_tokens_renew_before_expiry() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_790_000_000);
+        let m = Minted::new("t".into(), Some("2027-01-15T08:00:00Z"), now);
+        let expires: jiff::Timestamp = "2027-01-15T08:00:00Z".parse().unwrap();
+        let expires = UNIX_EPOCH + Duration::from_secs(expires.as_second().unsigned_abs());
+        assert_eq!(m.renew_at, expires - RENEW_BEFORE);
+        assert!(m.fresh(now));
+        assert!(!m.fresh(expires - Duration::from_secs(60)));
+        // Already (nearly) expired: renew at once.
+        let m = Minted::new("t".into(), Some("2000-01-01T00:00:00Z"), now);
+        assert!(!m.fresh(now));
+        let m = Minted::new("t".into(), None, now);
+        assert!(m.fresh(now + Duration::from_secs(3000)));
+        assert!(!m.fresh(now + Duration::from_secs(3400)));
+    }
+
+    #[test]
+    fn credentials_describe_without_values() {
+        let c = Credentials::Token {
+            token: SecretString::from("ghp_x".to_owned()),
+            source: "GH_TOKEN".into(),
+        };
+        assert_eq!(c.describe(), "the token from GH_TOKEN");
+        assert!(!format!("{c:?}").contains("ghp_x"));
+    }
+}
