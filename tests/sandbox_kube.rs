@@ -538,11 +538,7 @@ mod kube_rs {
         let nodes: Api<Node> = Api::all(client);
         let cordon = json!({"spec": {"unschedulable": true}});
         let node = nodes
-            .patch(
-                "node-2",
-                &PatchParams::default(),
-                &Patch::Merge(&cordon),
-            )
+            .patch("node-2", &PatchParams::default(), &Patch::Merge(&cordon))
             .await
             .unwrap();
         assert_eq!(node.spec.unwrap().unschedulable, Some(true));

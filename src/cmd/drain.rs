@@ -87,7 +87,9 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
             .await
             .map_err(|e| Error::failed("the prompt failed").with_source(e))??;
         if !answer {
-            return Err(Error::interrupted("declined at the prompt; nothing was changed"));
+            return Err(Error::interrupted(
+                "declined at the prompt; nothing was changed",
+            ));
         }
     }
 
@@ -215,7 +217,11 @@ pub(crate) fn exit_code(outcomes: &[(Step, Outcome)], interrupted: bool) -> u8 {
 fn dry_run(ctx: &Context, o: &OutputArgs, scene: &Scene, steps: &[Step]) -> Result<u8> {
     let text = match o.output {
         OutputFormat::Table | OutputFormat::Wide => out::plan_table(steps, o.no_headers),
-        OutputFormat::Name => names(steps.iter().filter(|s| matches!(s.action, Action::Drain { .. }))),
+        OutputFormat::Name => names(
+            steps
+                .iter()
+                .filter(|s| matches!(s.action, Action::Drain { .. })),
+        ),
         OutputFormat::Json | OutputFormat::Yaml => {
             let doc = document(true, scene, exit::OK, steps.iter().map(|s| (s, None)));
             encode(&doc, o.output)?
@@ -268,7 +274,8 @@ fn document<'a>(
 
 fn encode(doc: &DrainDocument, format: OutputFormat) -> Result<String> {
     let text = if format == OutputFormat::Yaml {
-        serde_yaml::to_string(doc).map_err(|e| Error::failed("failed to encode YAML").with_source(e))?
+        serde_yaml::to_string(doc)
+            .map_err(|e| Error::failed("failed to encode YAML").with_source(e))?
     } else {
         let mut t = serde_json::to_string_pretty(doc)
             .map_err(|e| Error::failed("failed to encode JSON").with_source(e))?;
@@ -297,7 +304,12 @@ fn finish(
 ) -> Result<()> {
     match o.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = document(false, scene, code, outcomes.iter().map(|(s, oc)| (s, Some(oc))));
+            let doc = document(
+                false,
+                scene,
+                code,
+                outcomes.iter().map(|(s, oc)| (s, Some(oc))),
+            );
             write_stdout(ctx, &encode(&doc, o.output)?)
         }
         OutputFormat::Name => {

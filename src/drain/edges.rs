@@ -116,7 +116,12 @@ impl GitHubOps for GitHubEdge {
         self.0
             .get_runner(id)
             .await
-            .map(|r| r.map(|r| RunnerNow { id: r.id, busy: r.busy }))
+            .map(|r| {
+                r.map(|r| RunnerNow {
+                    id: r.id,
+                    busy: r.busy,
+                })
+            })
             .map_err(read_error)
     }
 
@@ -124,7 +129,12 @@ impl GitHubOps for GitHubEdge {
         self.0
             .find_runner_by_name(name)
             .await
-            .map(|r| r.map(|r| RunnerNow { id: r.id, busy: r.busy }))
+            .map(|r| {
+                r.map(|r| RunnerNow {
+                    id: r.id,
+                    busy: r.busy,
+                })
+            })
             .map_err(read_error)
     }
 }
@@ -158,7 +168,11 @@ impl ClusterOps for ClusterEdge {
     async fn activity(&self, target: &DeleteTarget) -> Result<PodActivity, ClusterError> {
         let ns = target.namespace();
         let name = target.pod_name();
-        let pod = self.0.get_runner_pod(ns, name).await.map_err(cluster_error)?;
+        let pod = self
+            .0
+            .get_runner_pod(ns, name)
+            .await
+            .map_err(cluster_error)?;
         let Some(pod) = pod.filter(|p| p.uid == target.pod_uid()) else {
             return Ok(PodActivity::Gone);
         };

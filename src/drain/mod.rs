@@ -4,8 +4,8 @@
 //! spaces GitHub mutations, `edges` connects it to the real
 //! GitHub and Kubernetes clients.
 
-pub mod event;
 pub mod edges;
+pub mod event;
 pub mod ops;
 pub mod pacer;
 pub mod pipeline;
