@@ -622,18 +622,22 @@ fn unregister_answers_404_422_204() {
 
 #[test]
 fn unsafe_204_strikes_only_just_after_an_assignment() {
-    let mut w = world(&[
+    let args = [
         "--runners",
         "2",
-        "--busy",
-        "1",
+        "--job-rate",
+        "50",
         "--fault",
         "unsafe-204=1",
         "--job-duration",
         "600s",
-    ]);
+    ];
+    let mut w = world(&args);
     let t0 = w.now();
+    // Both runners get a job within the first half second.
+    step(&mut w, t0, 0.5);
     let regs: Vec<_> = w.registrations.values().cloned().collect();
+    assert!(regs.iter().all(|r| r.busy));
     // Within a second of the assignment: 204 although the job runs on.
     assert_eq!(w.unregister(regs[0].id), Unregister::Removed);
     assert!(!w.registrations.contains_key(&regs[0].id));
@@ -650,10 +654,61 @@ fn unsafe_204_strikes_only_just_after_an_assignment() {
             name: regs[1].name.clone()
         }
     );
-    // Without the fault, never.
-    let mut w = world(&["--runners", "2", "--busy", "1"]);
+    // Jobs of a populated world started a while ago: no unsafe 204 for them.
+    let mut w = world(&["--runners", "2", "--busy", "1", "--fault", "unsafe-204=1"]);
     let id = *w.registrations.keys().next().unwrap();
     assert!(matches!(w.unregister(id), Unregister::Busy { .. }));
+    // Without the fault, never.
+    let mut w = world(&[
+        "--runners",
+        "2",
+        "--job-rate",
+        "50",
+        "--job-duration",
+        "600s",
+    ]);
+    let t0 = w.now();
+    step(&mut w, t0, 0.5);
+    let id = *w.registrations.keys().next().unwrap();
+    assert!(matches!(w.unregister(id), Unregister::Busy { .. }));
+}
+
+#[test]
+fn a_populated_world_has_some_age() {
+    let w = world(&["--runners", "3", "--busy", "1"]);
+    let now = jiff::Timestamp::now();
+    for pod in list(&w, PODS) {
+        let created: jiff::Timestamp = pod["metadata"]["creationTimestamp"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let started: jiff::Timestamp = pod["status"]["startTime"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let age = now.duration_since(created).as_secs();
+        assert!((3 * 60..=3600).contains(&age), "{age}");
+        assert!(started > created);
+        let log = w.store.log(NS, &name(&pod), "runner");
+        let stamp = |i: usize| {
+            jiff::civil::DateTime::strptime(
+                "%Y-%m-%d %H:%M:%SZ",
+                log[i].split(": ").next().unwrap(),
+            )
+            .unwrap()
+        };
+        // Connected when the pod started; the job began later, but less than a minute ago.
+        assert!(stamp(0) < stamp(log.len() - 1), "{log:?}");
+    }
+    let node = list(&w, NODES).remove(0);
+    let created: jiff::Timestamp = node["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(now.duration_since(created).as_hours() >= 14 * 24);
 }
 
 #[test]

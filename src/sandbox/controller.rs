@@ -108,8 +108,7 @@ impl World {
                     )?
                     .clone();
                 let er = self
-                    .store
-                    .create(
+                    .create_object(
                         EPHEMERAL_RUNNERS,
                         Some(&ns),
                         objects::ephemeral_runner(&pool, &org, &ers),
@@ -133,8 +132,7 @@ impl World {
                     .get(RUNNER_REPLICA_SETS, Some(&ns), pool.replica_set.as_deref()?)?
                     .clone();
                 let runner = self
-                    .store
-                    .create(RUNNERS, Some(&ns), objects::runner(&pool, &org, &rrs))
+                    .create_object(RUNNERS, Some(&ns), objects::runner(&pool, &org, &rrs))
                     .ok()?;
                 let name = meta_str(&runner, "name").to_owned();
                 let pod = objects::legacy_pod(&pool, &org, &runner);
@@ -143,8 +141,7 @@ impl World {
             PoolKind::RunnerSet => {
                 let rs = self.store.get(RUNNER_SETS, Some(&ns), &pool.name)?.clone();
                 let sts = self
-                    .store
-                    .create(STATEFUL_SETS, Some(&ns), objects::stateful_set(&pool, &rs))
+                    .create_object(STATEFUL_SETS, Some(&ns), objects::stateful_set(&pool, &rs))
                     .ok()?;
                 let name = meta_str(&sts, "name").to_owned();
                 let pod = objects::stateful_set_pod(&pool, &org, &sts);
@@ -196,7 +193,7 @@ impl World {
             pod["spec"]["nodeName"] = json!(node);
         }
         pod["status"] = objects::pending_status(&pod, node.is_some(), &at);
-        let pod = self.store.create(PODS, Some(&pool.namespace), pod).ok()?;
+        let pod = self.create_object(PODS, Some(&pool.namespace), pod).ok()?;
         let name = meta_str(&pod, "name").to_owned();
         let uid = meta_str(&pod, "uid").to_owned();
         self.runners.insert(

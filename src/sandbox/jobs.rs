@@ -205,7 +205,8 @@ impl World {
         let id = 1_000 + self.jobs.next_id;
         reg.busy = true;
         reg.job = Some(id);
-        reg.job_assigned_at = Some(now);
+        // A job of a populated world was assigned in the past (`backdate`).
+        reg.job_assigned_at = Some(now.checked_sub(self.backdate).unwrap_or(now));
         if let Some(s) = self.runners.get_mut(&key) {
             s.job = Some(id);
         }
@@ -300,6 +301,8 @@ impl World {
             let (ns, pod) = idle.swap_remove(i);
             let name = self.new_job_name();
             let duration = self.job_duration();
+            // Already running for a little while (at most a minute).
+            self.backdate = Duration::from_secs(self.draw(5..60));
             self.assign(&ns, &pod, name, duration);
         }
     }
