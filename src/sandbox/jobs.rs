@@ -68,7 +68,7 @@ impl Jobs {
 const JOB_KINDS: [&str; 5] = ["build", "test", "lint", "e2e", "deploy"];
 
 impl World {
-    /// Stops job arrivals; running jobs still end. Queued jobs stay queued.
+    /// Stops job arrivals; running jobs still end and queued ones are still assigned.
     pub fn stop_traffic(&mut self) {
         self.jobs.traffic = false;
     }
