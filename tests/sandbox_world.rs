@@ -899,3 +899,37 @@ fn a_runner_unregistered_before_it_connects_is_stuck() {
         (0, 2, 2)
     );
 }
+
+#[test]
+fn settling_waits_for_work_begun_before_and_not_after() {
+    let mut w = world(&[
+        "--runners",
+        "2",
+        "--busy",
+        "0.5",
+        "--job-duration",
+        "3s",
+        "--mode",
+        "legacy",
+    ]);
+    let t0 = w.now();
+    let idle = w
+        .registrations
+        .values()
+        .find(|r| !r.busy)
+        .unwrap()
+        .name
+        .clone();
+    delete(&mut w, PODS, &idle);
+    let since = w.now();
+    assert!(!w.settled_since(since), "the replacement is still starting");
+    step(&mut w, t0, 2.0);
+    assert!(w.settled_since(since) && w.is_settled());
+    // The busy runner's job ends after `since`: its reaping is new work.
+    step(&mut w, t0, 3.2);
+    assert!(w.settled_since(since));
+    assert!(!w.is_settled());
+    step(&mut w, t0, 6.0);
+    assert!(w.is_settled());
+    assert_eq!(w.report().runners.registered, 2);
+}

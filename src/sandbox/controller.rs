@@ -40,6 +40,9 @@ pub(crate) struct Pending {
     pub namespace: String,
     pub pod: String,
     pub uid: String,
+    /// When the chain of work this belongs to began (a deletion, a job's end): settling
+    /// waits for chains that began before it did.
+    pub origin: Instant,
     /// Waiting for something other than time (a schedulable node); not counted by settling.
     parked: bool,
 }
@@ -209,12 +212,14 @@ impl World {
             },
         );
         let due = self.now() + self.timing.pod_start;
+        let origin = self.cause.unwrap_or_else(|| self.now());
         self.pending.push(Pending {
             due,
             action: Action::Start,
             namespace: pool.namespace.clone(),
             pod: name.clone(),
             uid,
+            origin,
             parked: false,
         });
         Some(name)
@@ -270,6 +275,13 @@ impl World {
     }
 
     fn run_action(&mut self, p: Pending) {
+        // Work this action causes belongs to the same chain.
+        let outer = self.cause.replace(p.origin);
+        self.run_action_inner(p);
+        self.cause = outer;
+    }
+
+    fn run_action_inner(&mut self, p: Pending) {
         let key = (p.namespace.clone(), p.pod.clone());
         let Some(slot) = self.runners.get(&key) else {
             return;
@@ -416,12 +428,14 @@ impl World {
             o["status"] = objects::succeeded_status(o, &at);
         });
         let due = self.now() + self.timing.reap;
+        let origin = self.cause.unwrap_or_else(|| self.now());
         self.pending.push(Pending {
             due,
             action: Action::Reap,
             namespace: ns.to_owned(),
             pod: pod.to_owned(),
             uid,
+            origin,
             parked: false,
         });
     }

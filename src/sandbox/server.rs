@@ -123,19 +123,12 @@ impl Sandbox {
         lock(&self.world).stop_traffic();
     }
 
-    /// Waits until the controller work scheduled so far is done (replacements created and
-    /// started), or nothing is pending; at most 10 s.
+    /// Waits until the controller work begun so far is done (replacements created and
+    /// started; not work that jobs ending meanwhile begin); at most 10 s.
     pub async fn settle(&self) {
         let start = Instant::now();
-        let until = lock(&self.world).settles_at();
-        loop {
-            let settled = {
-                let w = lock(&self.world);
-                w.is_settled() || until.is_some_and(|u| w.now() > u + TICK)
-            };
-            if settled || start.elapsed() >= SETTLE_MAX {
-                return;
-            }
+        let since = lock(&self.world).now();
+        while !lock(&self.world).settled_since(since) && start.elapsed() < SETTLE_MAX {
             tokio::time::sleep(TICK).await;
         }
     }

@@ -188,6 +188,8 @@ pub struct World {
     pub timing: Timing,
     /// How far in the past the world's wall clock runs (only while populating).
     pub(crate) backdate: Duration,
+    /// The origin of the controller work running now (see `controller::Pending::origin`).
+    pub(crate) cause: Option<Instant>,
     rng: ChaCha8Rng,
     /// The latest instant [`World::tick`] was driven to.
     clock: Instant,
@@ -229,6 +231,7 @@ impl World {
             started: now,
             timing: Timing::default(),
             backdate: Duration::ZERO,
+            cause: None,
             rng,
             clock: now,
             wall_start: jiff::Timestamp::now(),
@@ -497,17 +500,14 @@ impl World {
         }
     }
 
-    /// Whether any controller work is still scheduled.
+    /// Whether any controller work is still scheduled (waiting for a node doesn't count).
     pub fn is_settled(&self) -> bool {
         self.pending.iter().all(Pending::is_parked)
     }
 
-    /// When the last of the controller work scheduled so far falls due.
-    pub fn settles_at(&self) -> Option<Instant> {
-        self.pending
-            .iter()
-            .filter(|p| !p.is_parked())
-            .map(|p| p.due)
-            .max()
+    /// Whether the controller work that began by `t` (deletions, job ends, and everything they
+    /// led to: replacements created and started) is done. Later work doesn't count.
+    pub fn settled_since(&self, t: Instant) -> bool {
+        self.pending.iter().all(|p| p.is_parked() || p.origin > t)
     }
 }
