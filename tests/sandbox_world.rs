@@ -358,6 +358,10 @@ fn a_deleted_scale_set_pod_comes_back_with_its_registration() {
     let reg = w.registrations.values().next().unwrap().clone();
     let old_uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
     delete(&mut w, PODS, &reg.name);
+    assert_eq!(
+        w.registrations[&reg.id].status, "offline",
+        "until the new pod connects"
+    );
     let pod = w
         .store
         .get(PODS, Some(NS), &reg.name)
@@ -369,7 +373,10 @@ fn a_deleted_scale_set_pod_comes_back_with_its_registration() {
         w.store.get(PODS, Some(NS), &reg.name).unwrap()["status"]["phase"],
         "Running"
     );
-    assert!(w.registrations.contains_key(&reg.id), "same registration");
+    assert_eq!(
+        w.registrations[&reg.id].status, "online",
+        "same registration, online again"
+    );
     assert_eq!(w.report().runners.stuck, 0);
 }
 
@@ -470,8 +477,15 @@ fn the_unregistration_complete_annotation_skips_the_finalizer() {
     let patch = json!({"metadata": {"annotations": {"actions-runner/unregistration-complete-timestamp": "2026-11-29T21:30:00Z"}}});
     w.patch_object(PODS, Some(NS), &pod, &patch).unwrap();
     delete(&mut w, PODS, &pod);
-    // The registration was never removed: it dangles.
+    // The registration was never removed: it dangles, offline.
     assert_eq!(w.report().runners.dangling_registrations, 1);
+    assert_eq!(
+        w.registrations
+            .values()
+            .filter(|r| r.status == "offline")
+            .count(),
+        1
+    );
 }
 
 #[test]

@@ -520,6 +520,13 @@ impl World {
         let Some(slot) = self.runners.remove(&key) else {
             return;
         };
+        // The runner process is gone: GitHub sees its registration (if any is left) offline.
+        if let Some(reg) = slot
+            .registration
+            .and_then(|id| self.registrations.get_mut(&id))
+        {
+            reg.status = "offline";
+        }
         let killed = match slot.job {
             Some(job) => {
                 self.kill_job(job, name);
