@@ -16,6 +16,7 @@ pub mod overview;
 pub mod populate;
 pub mod report;
 pub(crate) mod runners;
+pub mod scenario;
 pub mod server;
 pub mod stats;
 pub mod store;
