@@ -188,17 +188,20 @@ impl World {
     }
 
     /// Starts job `name` on the runner in pod `ns/pod` for `duration`. Returns false if that
-    /// runner can't take it.
+    /// runner can't take it (not connected, no registration, or busy).
     pub(crate) fn assign(&mut self, ns: &str, pod: &str, name: String, duration: Duration) -> bool {
         let now = self.now();
         let key = (ns.to_owned(), pod.to_owned());
         let Some(slot) = self.runners.get(&key).cloned() else {
             return false;
         };
+        if slot.state != SlotState::Running || slot.job.is_some() {
+            return false;
+        }
         let Some(reg_id) = slot.registration else {
             return false;
         };
-        let Some(reg) = self.registrations.get_mut(&reg_id) else {
+        let Some(reg) = self.registrations.get_mut(&reg_id).filter(|r| !r.busy) else {
             return false;
         };
         self.jobs.next_id += 1;
