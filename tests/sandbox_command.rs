@@ -360,3 +360,31 @@ async fn arcctl_list_sees_the_sandbox_world() {
     assert!(sandbox.report().requests.kube.total > 0);
     sandbox.shutdown().await;
 }
+
+/// `arcctl sandbox --demo` shows the world, some traffic and a clean verdict (about 20 s).
+#[test]
+fn the_demo_shows_the_world_traffic_and_a_clean_verdict() {
+    let dir = temp_dir();
+    let report = dir.path().join("demo.json");
+    let out = arcctl(&["sandbox", "--demo", "--report", report.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for part in [
+        "24 runners",
+        "the world at start:",
+        "job traffic:",
+        "the world now:",
+        "node-1",
+    ] {
+        assert!(stdout.contains(part), "missing {part:?} in\n{stdout}");
+    }
+    assert!(stdout.contains(" started on "), "{stdout}");
+    assert!(stderr.contains("no job killed"), "{stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(
+        v["jobs"]["started"].as_u64() > Some(7),
+        "more than the 7 busy at start"
+    );
+    assert_eq!(v["jobs"]["killed"], 0);
+}
