@@ -488,6 +488,21 @@ async fn github_server_errors_and_resets_never_lead_to_a_blind_delete() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubernetes_server_errors_are_retried() {
+    let sb = sandbox(&["--runners", "8", "--fault", "kube-5xx=0.3", "--seed", "5"]).await;
+    let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(outcomes(&json(&run))["drained"].len(), 8);
+    let r = sb.report();
+    assert!(
+        r.requests.kube.by_status.get("500").copied().unwrap_or(0) > 0,
+        "the fault struck"
+    );
+    assert_eq!(r.jobs.killed, 0);
+    assert_eq!(r.runners.stuck, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_log_has_one_line_per_mutation_and_no_secret() {
     let sb = sandbox(&["--mode", "legacy", "--runners", "4"]).await;
     let dir = tempfile::tempdir().unwrap();

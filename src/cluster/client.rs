@@ -16,8 +16,8 @@ use kube::api::{
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::json;
 
-use crate::cluster::arc;
 use crate::cluster::model::{EphemeralRunner, RunnerPod};
+use crate::cluster::{arc, retry};
 use crate::config::{KubeSettings, Namespaces};
 use crate::error::{Error, Result};
 
@@ -300,8 +300,7 @@ impl Cluster {
     /// One pod, reduced; `None` when it is gone or not an ARC runner pod.
     pub async fn get_runner_pod(&self, namespace: &str, name: &str) -> Result<Option<RunnerPod>> {
         let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
-        let pod = api
-            .get_opt(name)
+        let pod = retry::retrying(|| api.get_opt(name))
             .await
             .map_err(|e| kube_error(e, "get", "pods", Some(namespace), &self.server))
             .map_err(|e| e.context(format!("failed to read pod `{namespace}/{name}`")))?;
@@ -319,7 +318,7 @@ impl Cluster {
             namespace,
             &ephemeral_runner_resource(),
         );
-        match api.get_opt(name).await {
+        match retry::retrying(|| api.get_opt(name)).await {
             Ok(obj) => Ok(obj.as_ref().map(EphemeralRunner::from_dynamic)),
             // The resource type itself is unknown: no scale sets here.
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
@@ -339,7 +338,7 @@ impl Cluster {
             tail_lines: Some(lines),
             ..LogParams::default()
         };
-        api.logs(pod, &lp)
+        retry::retrying(|| api.logs(pod, &lp))
             .await
             .map_err(|e| kube_error(e, "get", "pods/log", Some(namespace), &self.server))
             .map_err(|e| {
@@ -400,10 +399,8 @@ impl Cluster {
     ) -> Result<DeleteResult> {
         let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
         let patch = json!({"metadata": {"uid": uid, "annotations": {key: value}}});
-        match api
-            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-        {
+        let (pp, patch) = (PatchParams::default(), Patch::Merge(&patch));
+        match retry::retrying(|| api.patch(name, &pp, &patch)).await {
             Ok(_) => Ok(DeleteResult::Deleted),
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(DeleteResult::AlreadyGone),
             Err(kube::Error::Api(s)) if s.code == 409 => Ok(DeleteResult::Replaced),
@@ -417,8 +414,7 @@ impl Cluster {
     /// Whether the node is cordoned (`spec.unschedulable`).
     pub async fn node_unschedulable(&self, node: &str) -> Result<bool> {
         let api = Api::<Node>::all(self.client.clone());
-        let n = api
-            .get(node)
+        let n = retry::retrying(|| api.get(node))
             .await
             .map_err(|e| kube_error(e, "get", "nodes", None, &self.server))
             .map_err(|e| e.context(format!("failed to read node `{node}`")))?;
@@ -432,7 +428,8 @@ impl Cluster {
         }
         let api = Api::<Node>::all(self.client.clone());
         let patch = json!({"spec": {"unschedulable": true}});
-        api.patch(node, &PatchParams::default(), &Patch::Merge(&patch))
+        let (pp, patch) = (PatchParams::default(), Patch::Merge(&patch));
+        retry::retrying(|| api.patch(node, &pp, &patch))
             .await
             .map_err(|e| kube_error(e, "patch", "nodes", None, &self.server))
             .map_err(|e| e.context(format!("failed to cordon node `{node}`")))?;
@@ -486,7 +483,7 @@ where
     let mut out = Vec::new();
     let mut lp = lp.clone();
     loop {
-        let page = match api.list(&lp).await {
+        let page = match retry::retrying(|| api.list(&lp)).await {
             Ok(page) => page,
             Err(kube::Error::Api(s)) if s.code == 404 && at.missing_ok && out.is_empty() => {
                 return Ok(Vec::new());
@@ -528,7 +525,7 @@ where
         }),
         ..DeleteParams::default()
     };
-    match api.delete(name, &dp).await {
+    match retry::retrying(|| api.delete(name, &dp)).await {
         Ok(_) => Ok(DeleteResult::Deleted),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(DeleteResult::AlreadyGone),
         Err(kube::Error::Api(s)) if s.code == 409 => Ok(DeleteResult::Replaced),

@@ -6,6 +6,7 @@
 pub mod arc;
 pub mod client;
 pub mod model;
+pub(crate) mod retry;
 pub mod runner_log;
 
 pub use arc::Mode;
