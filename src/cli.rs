@@ -31,6 +31,18 @@ Exit status:
   4    authentication or permission denied (GitHub or Kubernetes)
   130  interrupted, or declined at the prompt";
 
+const SANDBOX_AFTER_HELP: &str = "\
+Exit status:
+  with a COMMAND   the command's exit status; 128+N if signal N ended it; 127 if it can't be
+                   found and 126 if it can't be run (as a shell reports them)
+  without one      0 after SIGINT or SIGTERM
+  --demo           0 when no job was killed and no runner left broken, else 1
+  any              1 if the sandbox can't start or the report can't be written; 2 on bad usage
+
+Example:
+  arcctl sandbox --runners 50 --busy 0.5 --job-duration 600s --report r.json -- \\
+      kubectl delete pods -n arc-runners --all";
+
 /// Drain and recreate actions-runner-controller runners without ever killing a running job.
 ///
 /// arcctl joins GitHub's self-hosted runner list with the runner pods of actions-runner-controller
@@ -74,6 +86,7 @@ pub enum Command {
     /// sandbox, lets the world settle, prints a verdict (jobs killed, stuck runners, requests) on
     /// stderr and exits with the command's exit code. Without one, prints `export` lines on stdout
     /// and serves until interrupted.
+    #[command(after_help = SANDBOX_AFTER_HELP)]
     Sandbox(SandboxArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
@@ -380,6 +393,9 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Run the built-in demonstration: a populated world with job traffic, then the verdict.
+    ///
+    /// 24 runners (30% busy) with about two jobs a second of 3 to 12 seconds: shows the runners
+    /// per node, 15 seconds of job traffic, the world again and the verdict (about 20 seconds).
     #[arg(long, conflicts_with = "command")]
     pub demo: bool,
     /// Command to run against the sandbox.

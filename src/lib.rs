@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod cmd;
 pub mod config;
 pub mod context;
+pub mod drain;
 pub mod error;
 pub mod github;
 pub mod inventory;
@@ -62,7 +63,7 @@ async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
         Command::Completions(args) => cmd::generate::run(ctx, &args),
         Command::Sandbox(args) => sandbox::command::run(ctx, args).await,
         Command::List(args) => cmd::list::run(ctx, args).await,
-        Command::Drain(_) => Err(not_built("drain")),
+        Command::Drain(args) => cmd::drain::run(ctx, args).await,
         Command::Recreate(_) => Err(not_built("recreate")),
     }
 }

@@ -13,12 +13,12 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use arcctl::sandbox::github_api::{STATUS_RESET, STATUS_TIMEOUT};
-use arcctl::sandbox::world::Scope;
+use arcctl::sandbox::world::{self, Scope};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use fixture::{EPOCH, ORG, Reply, Server, args, org, registration, world_with};
-use openapi::Spec;
+use openapi::{Spec, assert_github_headers};
 
 // ---------------------------------------------------------------------------------------------
 // Fidelity
@@ -161,16 +161,53 @@ async fn every_runner_endpoint_answers_as_the_description_says() {
         }
     }
 
-    // Unknown scopes.
-    for path in [
-        "/orgs/nope/actions/runners",
-        "/repos/someone/else/actions/runners",
-        "/enterprises/nope/actions/runners",
+    // Unknown scopes, a runner asked for under another scope than its own, unrouted paths and
+    // methods: GitHub's 404.
+    for (method, path) in [
+        (Method::GET, "/orgs/nope/actions/runners"),
+        (Method::GET, "/repos/someone/else/actions/runners"),
+        (Method::GET, "/enterprises/nope/actions/runners"),
+        (Method::GET, "/repos/acme/widgets/actions/runners/2"),
+        (Method::DELETE, "/enterprises/bigco/actions/runners/2"),
+        (Method::GET, "/orgs/acme/actions/secrets"),
+        (Method::POST, "/orgs/acme/actions/runners"),
     ] {
-        let r = server.get(path).await;
-        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+        let r = server.send(method.clone(), path).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{method} {path}");
         assert_eq!(r.json()["message"], json!("Not Found"));
+        assert_github_headers(&r);
     }
+    assert!(server.registered(2));
+    assert_eq!(server.recorded("GET", "(unmatched)", 404), 1);
+}
+
+#[tokio::test]
+async fn a_drained_enterprise_or_foreign_repository_stays_known() {
+    let server = Server::start(world_with(
+        args(&[]),
+        0,
+        vec![
+            registration(1, "ent", Scope::Enterprise("solo".to_owned()), false),
+            registration(
+                2,
+                "foreign",
+                Scope::Repo("other".into(), "tool".into()),
+                false,
+            ),
+        ],
+    ))
+    .await;
+    for (prefix, id) in [("/enterprises/solo", 1), ("/repos/other/tool", 2)] {
+        let runners = format!("{prefix}/actions/runners");
+        assert_eq!(server.get(&runners).await.ids(), vec![id]);
+        let gone = server.delete(&format!("{runners}/{id}")).await;
+        assert_eq!(gone.status, StatusCode::NO_CONTENT);
+        let empty = server.get(&runners).await;
+        assert_eq!(empty.status, StatusCode::OK, "{prefix}");
+        assert_eq!(empty.json(), json!({"total_count": 0, "runners": []}));
+    }
+    let never = server.get("/repos/other/unknown/actions/runners").await;
+    assert_eq!(never.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
@@ -462,6 +499,90 @@ async fn a_client_that_paces_itself_sees_no_violation() {
     assert_eq!(over.status, StatusCode::FORBIDDEN);
     assert_eq!(over.header("retry-after"), Some("60"));
     assert_eq!(server.violations(), 1);
+}
+
+#[tokio::test]
+async fn the_hourly_quota_runs_out_and_comes_back_at_reset() {
+    let spec = Spec::load();
+    let server = Server::start(world_with(args(&[]), 1, vec![])).await;
+    let path = "/orgs/acme/actions/runners/1";
+    // 4,999 requests: 99 batches of 50 (under the 100 in flight GitHub allows), then 49.
+    for _ in 0..99 {
+        let batch = (0..50).map(|_| server.request(Method::GET, path).send());
+        for reply in futures::future::join_all(batch).await {
+            assert_eq!(reply.expect("response").status(), StatusCode::OK);
+        }
+    }
+    for _ in 0..49 {
+        assert_eq!(server.get(path).await.status, StatusCode::OK);
+    }
+    let last = server.get(path).await;
+    assert_eq!(last.header("x-ratelimit-remaining"), Some("0"));
+    assert_eq!(last.status, StatusCode::OK);
+    let spent = server.get(path).await;
+    assert_eq!(spent.status, StatusCode::FORBIDDEN);
+    spec.check("GET", "/orgs/{org}/actions/runners/{runner_id}", &spent);
+    assert_eq!(spent.header("x-ratelimit-remaining"), Some("0"));
+    assert!(
+        spent.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("API rate limit exceeded"))
+    );
+    assert_eq!(server.violations(), 1);
+    let reset: u64 = spent
+        .header("x-ratelimit-reset")
+        .and_then(|v| v.parse().ok())
+        .expect("x-ratelimit-reset");
+    server
+        .clock
+        .advance(Duration::from_secs(reset - EPOCH.as_secs()));
+    let again = server.get(path).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.header("x-ratelimit-remaining"), Some("4999"));
+}
+
+#[tokio::test]
+async fn more_than_100_requests_in_flight_are_refused() {
+    let server = Server::start(world_with(
+        args(&["--secondary-limit", "1000", "--fault", "github-timeout=1"]),
+        1,
+        vec![],
+    ))
+    .await;
+    // 100 requests left hanging by the timeout fault hold every slot.
+    let hanging: Vec<_> = (0..100)
+        .map(|_| {
+            let request = server.request(Method::GET, "/orgs/acme/actions/runners");
+            tokio::spawn(async move { request.send().await })
+        })
+        .collect();
+    let pattern = "/orgs/{org}/actions/runners";
+    for _ in 0..1_000 {
+        if server.recorded("GET", pattern, STATUS_TIMEOUT) == 100 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(server.recorded("GET", pattern, STATUS_TIMEOUT), 100);
+    world::lock(&server.world).options.faults.clear();
+
+    let refused = server.get("/orgs/acme/actions/runners").await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(server.violations(), 1);
+
+    // Clients giving up free their slots.
+    hanging.iter().for_each(|h| h.abort());
+    let mut answered = None;
+    for _ in 0..1_000 {
+        let reply = server.get("/orgs/acme/actions/runners").await;
+        if reply.status == StatusCode::OK {
+            answered = Some(reply);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(answered.is_some(), "slots were never given back");
 }
 
 // ---------------------------------------------------------------------------------------------

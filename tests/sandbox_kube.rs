@@ -507,6 +507,25 @@ mod kube_rs {
             "true"
         );
 
+        // Patches that would break the object are refused, and change nothing.
+        for bad in [json!({"spec": 1}), json!({"metadata": null}), json!([])] {
+            let e = api_status(
+                pods.patch(LEGACY_POD, &PatchParams::default(), &Patch::Merge(&bad))
+                    .await
+                    .unwrap_err(),
+            );
+            assert!(e.code == 422 || e.code == 400, "{bad}: {e:?}");
+        }
+        let after = world::lock(&world)
+            .store
+            .get(PODS, Some(NS), LEGACY_POD)
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            after["metadata"]["resourceVersion"],
+            stored["metadata"]["resourceVersion"]
+        );
+
         // A stale resourceVersion in the patch is an optimistic-lock conflict.
         let stale = json!({"metadata": {"resourceVersion": "1", "labels": {"x": "y"}}});
         let e = api_status(
@@ -519,11 +538,7 @@ mod kube_rs {
         let nodes: Api<Node> = Api::all(client);
         let cordon = json!({"spec": {"unschedulable": true}});
         let node = nodes
-            .patch(
-                "node-2",
-                &PatchParams::default(),
-                &Patch::Strategic(&cordon),
-            )
+            .patch("node-2", &PatchParams::default(), &Patch::Merge(&cordon))
             .await
             .unwrap();
         assert_eq!(node.spec.unwrap().unschedulable, Some(true));
@@ -722,6 +737,39 @@ mod kube_rs {
         let pattern = "/apis/actions.github.com/v1alpha1/namespaces/{ns}/ephemeralrunners/{name}";
         assert_eq!(count(&world, "DELETE", pattern, 200), 1);
         assert_eq!(count(&world, "PATCH", &format!("{pattern}/status"), 200), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_modes_crds_are_installed() {
+        let world = world(&["--mode", "scale-set"]);
+        let kube = kubeconfig(&serve(world.clone()).await);
+        let client = client(&kube).await;
+        let gvk = GroupVersionKind::gvk("actions.summerwind.dev", "v1alpha1", "Runner");
+        let runners: Api<DynamicObject> = Api::namespaced_with(
+            client.clone(),
+            NS,
+            &ApiResource::from_gvk_with_plural(&gvk, "runners"),
+        );
+        let e = api_status(runners.list(&ListParams::default()).await.unwrap_err());
+        assert_eq!((e.code, e.reason.as_str()), (404, "NotFound"));
+        let ers: Api<DynamicObject> = Api::namespaced_with(client, NS, &ephemeral_runners());
+        assert_eq!(
+            ers.list(&ListParams::default()).await.unwrap().items.len(),
+            3
+        );
+
+        let out = kube
+            .kubectl(&["get", "runners.actions.summerwind.dev"])
+            .await;
+        assert!(!out.ok, "{}", out.stdout);
+        assert!(
+            out.stderr.contains("doesn't have a resource type"),
+            "{}",
+            out.stderr
+        );
+        let out = kube.ok(&["api-resources", "-o", "name"]).await;
+        assert!(out.contains("ephemeralrunners.actions.github.com"), "{out}");
+        assert!(!out.contains("summerwind"), "{out}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,12 +1,13 @@
 //! `arcctl list`: resolve settings, gather the inventory, hand it to `output::list`.
 
 use crate::cli::{ColorChoice, ListArgs};
-use crate::cluster::{Cluster, PodSelection};
+use crate::cluster::Cluster;
+use crate::cmd::select;
 use crate::config;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::github::GitHubClient;
-use crate::inventory::{self, Filter, Query, State};
+use crate::inventory::{self, Query, State};
 use crate::output::list::ListStyle;
 use crate::output::{Presentation, PresentationFlags};
 
@@ -14,21 +15,8 @@ pub(crate) async fn run(ctx: &Context, args: ListArgs) -> Result<u8> {
     // Everything that can be refused without the network is checked first.
     let github_settings = config::resolve_github(&args.github, &ctx.env)?;
     let kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
-    let sel = &args.selection;
     let states: Vec<State> = args.states.iter().map(|s| State::from(*s)).collect();
-    let pods = PodSelection {
-        label_selector: sel.selector.clone().filter(|s| !s.trim().is_empty()),
-        node: sel.node.clone().filter(|s| !s.is_empty()),
-        scale_set: sel.scale_set.clone().filter(|s| !s.is_empty()),
-    };
-    let pod_selected = pods != PodSelection::default();
-    let filter = Filter::new(
-        &sel.runners,
-        &states,
-        &sel.labels,
-        pod_selected,
-        github_settings.group.is_some(),
-    )?;
+    let selection = select::resolve(&args.selection, &states, github_settings.group.is_some())?;
     let out = &args.output;
     let presentation = Presentation::resolve(
         ctx.terminals,
@@ -56,11 +44,11 @@ pub(crate) async fn run(ctx: &Context, args: ListArgs) -> Result<u8> {
     let cluster = Cluster::connect(&kube_settings).await?;
     let query = Query {
         namespaces: cluster.namespace_scope(&kube_settings.namespaces),
-        pods,
+        pods: selection.pods,
         group: github_settings.group.clone(),
     };
     let inv = tokio::select! {
-        inv = inventory::gather(&github, &cluster, &query, &filter) => inv?,
+        inv = inventory::gather(&github, &cluster, &query, &selection.filter) => inv?,
         () = ctx.interrupt.triggered() => return Err(Error::interrupted("interrupted")),
     };
     crate::output::list::write(ctx, style, &inv, jiff::Timestamp::now())

@@ -1,4 +1,6 @@
 //! One module per subcommand: select, act, hand results to `output`.
 
+pub mod drain;
 pub mod generate;
 pub mod list;
+pub(crate) mod select;

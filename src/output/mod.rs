@@ -8,3 +8,8 @@ pub mod table;
 
 pub use error::render_error;
 pub use style::{Presentation, PresentationFlags};
+pub mod audit;
+pub mod drain;
+
+#[cfg(test)]
+mod drain_tests;

@@ -1,8 +1,15 @@
-//! Request counters and the record of killed jobs: the raw material of the verdict.
+//! Request counters and the record of jobs: the raw material of the verdict.
 
 use std::collections::BTreeMap;
 
-/// Counts requests by API, method, path pattern and status.
+/// A job that was running when its runner's pod or ARC object was deleted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KilledJob {
+    pub job: String,
+    pub runner: String,
+}
+
+/// Counts requests by API, method, path pattern and status, and what happened to jobs.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
     /// (method, path pattern, status) → count, for the fake GitHub.
@@ -11,6 +18,14 @@ pub struct Stats {
     pub kube: BTreeMap<(String, String, u16), u64>,
     /// Requests the fake GitHub answered over its secondary rate limit.
     pub rate_limit_violations: u64,
+    /// Jobs assigned to a runner.
+    pub jobs_started: u64,
+    /// Jobs that ran to their end.
+    pub jobs_completed: u64,
+    /// Jobs killed by a deletion, in the order it happened.
+    pub killed: Vec<KilledJob>,
+    /// 204 answers to an unregister while a job ran on (`unsafe-204`).
+    pub unsafe_204s: u64,
 }
 
 impl Stats {

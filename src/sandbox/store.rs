@@ -370,11 +370,32 @@ impl Store {
         if !patch.is_object() {
             return Err(StoreError::Invalid("patch must be a JSON object".into()));
         }
+        // Anything but an object here would leave the object without metadata.
+        if patch.get("metadata").is_some_and(|m| !m.is_object()) {
+            return Err(StoreError::Invalid(
+                "metadata: Invalid value: must be an object".into(),
+            ));
+        }
+        // A uid in the patch is a precondition, as on a real API server: a replacement with the
+        // same name is not patched.
+        if let Some(want) = patch["metadata"]["uid"].as_str() {
+            let have = self.get(rt, ns, name).ok_or(StoreError::NotFound)?["metadata"]["uid"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            if have != want {
+                return Err(StoreError::Conflict(format!(
+                    "Precondition failed: UID in precondition: {want}, UID in object meta: {have}"
+                )));
+            }
+        }
         self.modify(rt, ns, name, |obj| {
             let keep = (
                 obj["metadata"]["name"].clone(),
                 obj["metadata"]["namespace"].clone(),
                 obj["metadata"]["uid"].clone(),
+                obj["apiVersion"].clone(),
+                obj["kind"].clone(),
             );
             merge(obj, patch);
             obj["metadata"]["name"] = keep.0;
@@ -382,6 +403,8 @@ impl Store {
                 obj["metadata"]["namespace"] = keep.1;
             }
             obj["metadata"]["uid"] = keep.2;
+            obj["apiVersion"] = keep.3;
+            obj["kind"] = keep.4;
         })
     }
 
@@ -418,11 +441,24 @@ impl Store {
 
     /// Appends a line to a container's log.
     pub fn append_log(&mut self, ns: &str, pod: &str, container: &str, line: String) {
+        self.append_log_at(ns, pod, container, jiff::Timestamp::now(), line);
+    }
+
+    /// Appends a line written at `at` (the world's clock, which tests may drive ahead):
+    /// `kubectl logs --timestamps` and `sinceTime` see that time.
+    pub fn append_log_at(
+        &mut self,
+        ns: &str,
+        pod: &str,
+        container: &str,
+        at: jiff::Timestamp,
+        line: String,
+    ) {
         let key = (ns.to_owned(), pod.to_owned(), container.to_owned());
         self.log_times
             .entry(key.clone())
             .or_default()
-            .push(now_rfc3339_nanos());
+            .push(rfc3339_nanos(at));
         self.logs.entry(key).or_default().push(line);
     }
 
@@ -486,11 +522,9 @@ pub fn now_rfc3339() -> String {
         .to_string()
 }
 
-/// The current time as `kubectl logs --timestamps` shows it (RFC 3339, nanoseconds, UTC).
-pub fn now_rfc3339_nanos() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%S%.9fZ")
-        .to_string()
+/// A time as `kubectl logs --timestamps` shows it (RFC 3339, nanoseconds, UTC).
+pub fn rfc3339_nanos(at: jiff::Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%S%.9fZ").to_string()
 }
 
 /// A parsed label selector: every requirement must hold.
@@ -747,6 +781,28 @@ mod tests {
         assert_eq!(p["metadata"]["name"], "a");
         assert_eq!(p["metadata"]["annotations"], json!({"y": "2", "z": "3"}));
         assert_ne!(p["metadata"]["resourceVersion"], rv0);
+        for bad in [
+            json!({"metadata": 5}),
+            json!({"metadata": null}),
+            json!([1]),
+        ] {
+            assert!(matches!(
+                s.merge_patch(PODS, Some("ns"), "a", &bad),
+                Err(StoreError::Invalid(_))
+            ));
+        }
+        let p = s
+            .merge_patch(
+                PODS,
+                Some("ns"),
+                "a",
+                &json!({"kind": "Node", "apiVersion": null}),
+            )
+            .unwrap();
+        assert_eq!(
+            (p["kind"].as_str(), p["apiVersion"].as_str()),
+            (Some("Pod"), Some("v1"))
+        );
     }
 
     #[test]
@@ -843,6 +899,12 @@ mod tests {
         let entries = s.log_entries("ns", "a", "runner", 0);
         assert_eq!(entries.len(), 2);
         assert_eq!(s.log_entries("ns", "a", "runner", 1)[0].line, "second");
+        let at: jiff::Timestamp = "2030-01-02T03:04:05.5Z".parse().unwrap();
+        s.append_log_at("ns", "a", "runner", at, "later".into());
+        assert_eq!(
+            s.log_entries("ns", "a", "runner", 2)[0].time,
+            "2030-01-02T03:04:05.500000000Z"
+        );
         assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());

@@ -4,16 +4,24 @@
 //! The HTTP layers (`github_api`, `kube_api`) read it and mutate it only through the methods
 //! here, so every mutation runs the simulation's reactions (a deleted pod kills its job, the
 //! controller replaces it) inside the same lock, at the moment it happens.
+//!
+//! Time: the world has a clock ([`World::now`]) that is wall-clock time, or later when a test
+//! drove [`World::tick`] ahead; everything time-based (job ends, pod start-up, list-cache
+//! staleness, the `unsafe-204` window) reads that clock, so tests can step the world without
+//! sleeping.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
 use crate::cli::{FaultKind, SandboxArgs};
+use crate::sandbox::controller::Pending;
+use crate::sandbox::jobs::Jobs;
+use crate::sandbox::runners::{Pool, RunnerSlot};
 use crate::sandbox::stats::Stats;
 use crate::sandbox::store::{ResourceType, Store, StoreError};
 
@@ -88,6 +96,85 @@ pub enum Unregister {
     Busy { name: String },
 }
 
+/// How long the simulated controller and runners take. Internal knobs (not command-line
+/// options): tests may shorten them through [`World::timing`] before traffic starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// From a runner pod's creation (Pending) to Running with its registration online and
+    /// `Listening for Jobs` in its log. Default 1.5 s, about what an image-cached pod takes.
+    pub pod_start: Duration,
+    /// From a runner's container exiting after its job to ARC deleting the finished runner
+    /// (and creating its replacement). Default 500 ms.
+    pub reap: Duration,
+    /// How long a DELETE after a job assignment may still get an unsafe 204. Default 1 s.
+    pub unsafe_204_window: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            pod_start: Duration::from_millis(1500),
+            reap: Duration::from_millis(500),
+            unsafe_204_window: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Something that happened in the world, for the demo's live view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldEvent {
+    /// Increases by one per event, so a reader can ask for what came after.
+    pub seq: u64,
+    /// Wall-clock time, RFC 3339.
+    pub at: String,
+    pub what: EventKind,
+}
+
+/// The kinds of [`WorldEvent`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    JobStarted { job: String, runner: String },
+    JobCompleted { job: String, runner: String },
+    JobKilled { job: String, runner: String },
+    RunnerOnline { runner: String },
+    RunnerStuck { runner: String },
+    Unregistered { runner: String, unsafe_204: bool },
+    Deleted { kind: &'static str, name: String },
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EventKind::JobStarted { job, runner } => write!(f, "job {job} started on {runner}"),
+            EventKind::JobCompleted { job, runner } => {
+                write!(f, "job {job} completed on {runner}")
+            }
+            EventKind::JobKilled { job, runner } => write!(f, "job {job} KILLED on {runner}"),
+            EventKind::RunnerOnline { runner } => write!(f, "runner {runner} online"),
+            EventKind::RunnerStuck { runner } => {
+                write!(f, "runner {runner} stuck: its registration is gone")
+            }
+            EventKind::Unregistered { runner, unsafe_204 } => {
+                if *unsafe_204 {
+                    write!(
+                        f,
+                        "runner {runner} unregistered while its job runs (unsafe 204)"
+                    )
+                } else {
+                    write!(f, "runner {runner} unregistered")
+                }
+            }
+            EventKind::Deleted { kind, name } => write!(f, "{kind} {name} deleted"),
+        }
+    }
+}
+
+/// A bound on the event steps one tick runs (a tick far ahead stops there; the next continues).
+const MAX_EVENTS_PER_TICK: usize = 100_000;
+
+/// How many events the world keeps for readers.
+const EVENT_LOG_LEN: usize = 2000;
+
 /// The simulated world.
 pub struct World {
     pub options: SandboxArgs,
@@ -98,13 +185,36 @@ pub struct World {
     pub token: String,
     pub stats: Stats,
     pub started: Instant,
+    pub timing: Timing,
+    /// How far in the past the world's wall clock runs (only while populating).
+    pub(crate) backdate: Duration,
+    /// The origin of the controller work running now (see `controller::Pending::origin`).
+    pub(crate) cause: Option<Instant>,
     rng: ChaCha8Rng,
+    /// The latest instant [`World::tick`] was driven to.
+    clock: Instant,
+    /// Wall-clock time at `started`, for timestamps in logs and objects.
+    wall_start: jiff::Timestamp,
+    /// The runner pools (scale sets, RunnerDeployments, RunnerSets) by name.
+    pub(crate) pools: BTreeMap<String, Pool>,
+    /// The runner processes, by (namespace, pod name).
+    pub(crate) runners: BTreeMap<(String, String), RunnerSlot>,
+    pub(crate) jobs: Jobs,
+    /// Controller work scheduled for later (pod start-up, reaping finished runners).
+    pub(crate) pending: Vec<Pending>,
+    next_runner_id: u64,
+    label_ids: BTreeMap<String, u64>,
+    events: VecDeque<WorldEvent>,
+    next_event: u64,
 }
 
 impl World {
-    /// An empty world; `sandbox::populate` fills it.
+    /// An empty world; [`World::populated`] fills one.
     pub fn empty(options: SandboxArgs) -> Self {
         let seed = options.seed;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let next_runner_id = rng.random_range(1_000..90_000);
+        let now = Instant::now();
         World {
             store: Store::new(seed),
             registrations: BTreeMap::new(),
@@ -118,14 +228,108 @@ impl World {
                 u128::from(seed).wrapping_mul(0x2545_F491_4F6C_DD1D)
             ),
             stats: Stats::default(),
-            started: Instant::now(),
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            started: now,
+            timing: Timing::default(),
+            backdate: Duration::ZERO,
+            cause: None,
+            rng,
+            clock: now,
+            wall_start: jiff::Timestamp::now(),
+            pools: BTreeMap::new(),
+            runners: BTreeMap::new(),
+            jobs: Jobs::new(now),
+            pending: Vec::new(),
+            next_runner_id,
+            label_ids: BTreeMap::new(),
+            events: VecDeque::new(),
+            next_event: 1,
             options,
         }
     }
 
+    /// A world populated per `options` (mode, runners, nodes, busy share), its job traffic
+    /// ready to run on [`World::tick`].
+    pub fn populated(options: SandboxArgs) -> Self {
+        let mut world = World::empty(options);
+        world.populate();
+        world
+    }
+
     pub fn shared(self) -> SharedWorld {
         Arc::new(Mutex::new(self))
+    }
+
+    /// The world's clock: wall-clock time, or later if a test drove [`World::tick`] ahead.
+    pub fn now(&self) -> Instant {
+        Instant::now().max(self.clock)
+    }
+
+    /// The world's clock as a wall-clock timestamp.
+    ///
+    /// While the world is being populated, [`World::backdate`] moves it into the past, so a
+    /// world starts with objects, pods and log lines of some age, as a running cluster has.
+    pub(crate) fn wall_now(&self) -> jiff::Timestamp {
+        let elapsed = self.now().saturating_duration_since(self.started);
+        let elapsed = jiff::SignedDuration::try_from(elapsed).unwrap_or(jiff::SignedDuration::ZERO);
+        let back =
+            jiff::SignedDuration::try_from(self.backdate).unwrap_or(jiff::SignedDuration::ZERO);
+        self.wall_start
+            .checked_add(elapsed)
+            .and_then(|t| t.checked_sub(back))
+            .unwrap_or(self.wall_start)
+    }
+
+    /// Stores a new object with the world's (possibly backdated) creation time.
+    pub(crate) fn create_object(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        mut obj: Value,
+    ) -> Result<Value, StoreError> {
+        if obj["metadata"]["creationTimestamp"].is_null() {
+            obj["metadata"]["creationTimestamp"] = Value::String(self.k8s_now());
+        }
+        self.store.create(rt, ns, obj)
+    }
+
+    /// Runs everything due by `now`: job arrivals, assignments and completions, controller
+    /// work, list-cache refreshes. The sandbox calls it a few times a second; tests call it
+    /// with instants ahead of the wall clock to step the world.
+    ///
+    /// Events are processed in time order, each at its own instant, so a long step runs chains
+    /// (a job ends → the runner is reaped → its replacement starts) as they would have unfolded.
+    pub fn tick(&mut self, now: Instant) {
+        let target = now.max(Instant::now());
+        for _ in 0..MAX_EVENTS_PER_TICK {
+            let next = [self.next_pending_due(), self.next_job_event()]
+                .into_iter()
+                .flatten()
+                .min();
+            match next {
+                Some(at) if at <= target => {
+                    self.clock = self.clock.max(at);
+                    let at = self.now();
+                    self.run_pending(at);
+                    self.run_jobs(at);
+                    self.refresh_list_cache(at);
+                }
+                _ => break,
+            }
+        }
+        self.clock = self.clock.max(target);
+        let now = self.now();
+        self.run_pending(now);
+        self.run_jobs(now);
+        self.refresh_list_cache(now);
+    }
+
+    /// When the next unparked controller action falls due.
+    fn next_pending_due(&self) -> Option<Instant> {
+        self.pending
+            .iter()
+            .filter(|p| !p.is_parked())
+            .map(|p| p.due)
+            .min()
     }
 
     /// True with probability `p`, from the world's seeded generator.
@@ -140,6 +344,11 @@ impl World {
         } else {
             self.rng.random_range(range)
         }
+    }
+
+    /// A uniformly drawn float in `[0, 1)`.
+    pub(crate) fn unit(&mut self) -> f64 {
+        self.rng.random::<f64>()
     }
 
     /// The probability configured for `fault` (0 when not configured).
@@ -186,32 +395,119 @@ impl World {
         Ok(obj)
     }
 
-    /// The reactions to a deleted object (filled in by the controller).
-    fn on_deleted(&mut self, _rt: ResourceType, _obj: &Value) {}
-
-    /// The reactions to a patched object (filled in by the controller).
-    fn on_patched(&mut self, _rt: ResourceType, _obj: &Value) {}
-
     /// What the list endpoints show as `busy` for `reg` now (stale by up to `--list-cache`).
     pub fn listed_busy(&self, reg: &Registration) -> bool {
-        if self.options.list_cache.is_zero() {
+        let cache = self.options.list_cache;
+        if cache.is_zero() || self.now() >= reg.listed_at + cache {
             reg.busy
         } else {
             reg.listed_busy
         }
     }
 
-    /// GitHub's `DELETE …/actions/runners/{id}`.
+    /// Brings each registration's listed `busy` up to date once its cache entry has expired.
+    fn refresh_list_cache(&mut self, now: Instant) {
+        let cache = self.options.list_cache;
+        for reg in self.registrations.values_mut() {
+            if cache.is_zero() || now >= reg.listed_at + cache {
+                reg.listed_busy = reg.busy;
+                reg.listed_at = now;
+            }
+        }
+    }
+
+    /// GitHub's `DELETE …/actions/runners/{id}`: 404 unknown, 422 busy, 204 otherwise; with
+    /// `unsafe-204=P`, a DELETE within a second of a job's assignment gets 204 with
+    /// probability P although the job runs on.
     pub fn unregister(&mut self, id: u64) -> Unregister {
+        let now = self.now();
+        let window = self.timing.unsafe_204_window;
         let Some(reg) = self.registrations.get(&id) else {
             return Unregister::NotFound;
         };
+        let name = reg.name.clone();
+        let just_assigned = reg
+            .job_assigned_at
+            .is_some_and(|at| now.saturating_duration_since(at) <= window);
         if reg.busy {
-            return Unregister::Busy {
-                name: reg.name.clone(),
-            };
+            if !(just_assigned && self.fault(FaultKind::Unsafe204)) {
+                return Unregister::Busy { name };
+            }
+            self.stats.unsafe_204s += 1;
+            self.registrations.remove(&id);
+            self.event(EventKind::Unregistered {
+                runner: name,
+                unsafe_204: true,
+            });
+            return Unregister::Removed;
         }
         self.registrations.remove(&id);
+        self.event(EventKind::Unregistered {
+            runner: name,
+            unsafe_204: false,
+        });
         Unregister::Removed
+    }
+
+    /// Records an event for readers of [`World::events_since`].
+    pub(crate) fn event(&mut self, what: EventKind) {
+        let at = self
+            .wall_now()
+            .round(jiff::Unit::Second)
+            .unwrap_or(self.wall_start)
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
+        self.events.push_back(WorldEvent {
+            seq: self.next_event,
+            at,
+            what,
+        });
+        self.next_event += 1;
+        while self.events.len() > EVENT_LOG_LEN {
+            self.events.pop_front();
+        }
+    }
+
+    /// The sequence number of the latest event (0 before the first).
+    pub fn last_event_seq(&self) -> u64 {
+        self.next_event - 1
+    }
+
+    /// The events after sequence number `seq` that are still kept (the last 2,000).
+    pub fn events_since(&self, seq: u64) -> Vec<WorldEvent> {
+        self.events
+            .iter()
+            .filter(|e| e.seq > seq)
+            .cloned()
+            .collect()
+    }
+
+    /// A fresh GitHub runner id (ids only grow, as on GitHub).
+    pub(crate) fn next_runner_id(&mut self) -> u64 {
+        let id = self.next_runner_id;
+        self.next_runner_id += 1 + self.draw(0..3);
+        id
+    }
+
+    /// The id of the label `name`, the same for every runner that carries it.
+    pub(crate) fn label(&mut self, name: &str, label_type: &'static str) -> Label {
+        let next = self.label_ids.len() as u64 + 1;
+        let id = *self.label_ids.entry(name.to_owned()).or_insert(next);
+        Label {
+            id,
+            name: name.to_owned(),
+            label_type,
+        }
+    }
+
+    /// Whether any controller work is still scheduled (waiting for a node doesn't count).
+    pub fn is_settled(&self) -> bool {
+        self.pending.iter().all(Pending::is_parked)
+    }
+
+    /// Whether the controller work that began by `t` (deletions, job ends, and everything they
+    /// led to: replacements created and started) is done. Later work doesn't count.
+    pub fn settled_since(&self, t: Instant) -> bool {
+        self.pending.iter().all(|p| p.is_parked() || p.origin > t)
     }
 }

@@ -99,7 +99,7 @@ fn to_json_schema(value: &mut Value) {
     }
 }
 
-fn assert_github_headers(reply: &Reply) {
+pub fn assert_github_headers(reply: &Reply) {
     for name in [
         "x-github-api-version-selected",
         "x-ratelimit-limit",

@@ -55,11 +55,15 @@ fn running_status(containers: &[&str]) -> Value {
     json!({"phase": "Running", "podIP": "10.0.0.7", "containerStatuses": statuses})
 }
 
-/// A world with two nodes, a scale set (three EphemeralRunners and their pods, on node-1), a legacy
+/// A mixed-mode world (both ARC flavours installed) with two nodes, a scale set (three EphemeralRunners and their pods, on node-1), a legacy
 /// RunnerDeployment pod with `runner` and `docker` containers (on node-2) and a pod in another
 /// namespace.
 pub fn world(flags: &[&str]) -> SharedWorld {
-    let mut w = World::empty(args(flags));
+    let mut all = flags.to_vec();
+    if !flags.contains(&"--mode") {
+        all.extend(["--mode", "mixed"]);
+    }
+    let mut w = World::empty(args(&all));
     let s = &mut w.store;
     for ns in [NS, OTHER_NS, "arc-systems"] {
         s.create(

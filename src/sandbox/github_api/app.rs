@@ -22,8 +22,9 @@ use super::{Api, clock};
 use crate::cli::SandboxArgs;
 use crate::sandbox::world;
 
-/// The only installation of the sandbox's App: on the sandbox org.
-const INSTALLATION_ID: u64 = 4_242;
+/// The id of the only installation of the sandbox's App, on the sandbox org (also found with
+/// `GET /orgs/{org}/installation`).
+pub const INSTALLATION_ID: u64 = 4_242;
 const DRIFT: u64 = 60;
 const MAX_LIFETIME: u64 = 600;
 

@@ -27,14 +27,19 @@
 //!    The App endpoints take a valid App JWT instead (see `app`). Refused credentials count
 //!    against no quota, and their `x-ratelimit-*` headers show the quota without spending it.
 //! 4. Primary limit: 5,000 requests per hourly window (the window opens at the first
-//!    authenticated request, `x-ratelimit-reset` is its end in epoch seconds). Over it → 403
-//!    "API rate limit exceeded…" with `x-ratelimit-remaining: 0`.
+//!    authenticated request, `x-ratelimit-reset` is its end in epoch seconds); every
+//!    authenticated request counts, refused ones included. Over it → 403 "API rate limit
+//!    exceeded…" with `x-ratelimit-remaining: 0`, counted in `stats.rate_limit_violations`.
 //! 5. `--secondary-limit N`: a sliding 60 s window of points (GET/HEAD 1, anything else 5). A
 //!    request that would take the window over `N` → 403 "You have exceeded a secondary rate
 //!    limit…" with `retry-after` = whole seconds until enough earlier points have left the
 //!    window. Rejected requests take no points, so a client that honours `retry-after` succeeds
 //!    next time, and one that paces itself never sees the 403. Requests that cost more than `N`
-//!    on their own get `retry-after: 60`. Both limits count in `stats.rate_limit_violations`.
+//!    on their own get `retry-after: 60`. The window is one for all endpoints (GitHub counts
+//!    per endpoint; one window is stricter, never looser). GitHub's other secondary limit, at
+//!    most 100 requests in flight, applies too (`retry-after: 1`); a request is in flight
+//!    from admission until its answer leaves, or its client gives up. Both limits count in
+//!    `stats.rate_limit_violations`.
 //! 6. Faults (seeded, from [`World::fault`](crate::sandbox::world::World::fault)), drawn in
 //!    this order:
 //!    - `github-5xx`: 500, 502 or 503 with a GitHub-like JSON body; the request is **not**
@@ -61,14 +66,18 @@
 //!
 //! - Non-integer `per_page` or `page` → 422 `validation-error-simple` ("Invalid request. For
 //!   'per_page', "abc" is not an integer."). `per_page` < 1 → 30, above 100 → 100; `page` < 1
-//!   → 1. A page past the end → 200 with an empty list (and `prev`/`first` links).
+//!   → 1. A page past the end → 200 with an empty list, `prev` pointing at the last page and
+//!   `first`. `per_page` is always in the `Link` URLs, other query parameters are kept.
+//! - A method a route does not serve (e.g. `POST …/actions/runners`) → 404 like an unknown
+//!   path, not 405.
 //! - Non-integer `{runner_id}` / `{runner_group_id}` → 404, as for an unknown id.
 //! - The `name` filter matches the runner name exactly.
 //! - Org and enterprise lists hold only runners registered at that level (repository runners
 //!   appear only under their repository), as on GitHub.
 //! - Known scopes: the sandbox org, any repository owned by it, and every org, repository and
-//!   enterprise a registration has been seen under (remembered when its runners are gone, so a
-//!   drained repository keeps answering 200 with an empty list). Anything else → 404.
+//!   enterprise a registration was under when the router started or when a request named a
+//!   scope not yet known (remembered when its runners are gone, so a drained enterprise keeps
+//!   answering 200 with an empty list). Anything else → 404.
 //! - Runner groups are the world's groups, served at org and enterprise level alike.
 
 mod app;
@@ -89,6 +98,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::sandbox::world::SharedWorld;
 
+pub use app::INSTALLATION_ID;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use faults::{STATUS_RESET, STATUS_TIMEOUT, TIMEOUT_HANG};
 
@@ -116,19 +126,21 @@ pub fn router(world: SharedWorld) -> axum::Router {
 /// The fake GitHub's routes with the rate limits driven by `clock` (tests use a
 /// [`ManualClock`] so that the limit windows do not depend on how fast the test runs).
 pub fn router_with_clock(world: SharedWorld, clock: Arc<dyn Clock>) -> axum::Router {
-    let (secondary, app) = {
+    // Read the options under the lock; load the App key (file I/O) after releasing it.
+    let (options, known) = {
         let w = crate::sandbox::world::lock(&world);
-        (
-            w.options.secondary_limit,
-            app::App::from_options(&w.options),
-        )
+        let mut known = scope::Known::default();
+        known.learn(&w);
+        (w.options.clone(), known)
     };
+    let secondary = options.secondary_limit;
+    let app = app::App::from_options(&options);
     let api = Api {
         world,
         limits: Arc::new(Mutex::new(rate_limit::Limits::new(secondary))),
         clock,
         app,
-        known: Arc::new(Mutex::new(scope::Known::default())),
+        known: Arc::new(Mutex::new(known)),
         requests: Arc::new(AtomicU64::new(0)),
     };
     routes::routes(&api).with_state(api)

@@ -13,7 +13,7 @@ use axum::response::Response;
 
 use super::Api;
 use super::faults::{self, Lost, Strike};
-use super::rate_limit::{Quota, Refusal};
+use super::rate_limit::{Limits, Quota, Refusal};
 use super::{app, errors};
 use crate::sandbox::world;
 
@@ -47,6 +47,19 @@ enum Gate {
     Lost { fault: Lost, performed: bool },
 }
 
+/// An admitted request's place among the requests in flight, given back when the answer
+/// leaves or the client gives up (the pipeline's future is then dropped).
+struct InFlight(Arc<std::sync::Mutex<Limits>>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .release();
+    }
+}
+
 pub(crate) async fn pipeline(State(route): State<Route>, req: Request, next: Next) -> Response {
     let api = &route.api;
     let method = req.method().clone();
@@ -54,19 +67,19 @@ pub(crate) async fn pipeline(State(route): State<Route>, req: Request, next: Nex
     let request_id = format!(
         "5A4D:{:04X}:{serial:06X}:{:06X}:{:08X}",
         serial % 0xFFFF,
-        serial * 7,
-        serial * 13
+        serial.wrapping_mul(7) & 0xFF_FFFF,
+        serial.wrapping_mul(13) & 0xFFFF_FFFF
     );
-    let (version, quota, latency, gate) = match api_version(req.headers()) {
-        Ok(version) => {
-            let (quota, latency, gate) = admit(&route, req.headers(), &method, &request_id);
-            (version, quota, latency, gate)
-        }
-        Err(answer) => {
-            let (quota, latency) = peek(api);
-            (API_VERSIONS[0], quota, latency, Gate::Answer(*answer))
-        }
+    let (version, admission) = match api_version(req.headers()) {
+        Ok(version) => (version, admit(&route, req.headers(), &method, &request_id)),
+        Err(answer) => (API_VERSIONS[0], Admission::answer(api, *answer)),
     };
+    let Admission {
+        quota,
+        latency,
+        gate,
+        in_flight: _in_flight,
+    } = admission;
     let response = match gate {
         Gate::Answer(response) => response,
         Gate::Pass => next.run(req).await,
@@ -107,30 +120,39 @@ fn api_version(headers: &HeaderMap) -> Result<&'static str, Box<Response>> {
         .ok_or_else(|| Box::new(errors::unsupported_version(requested, &API_VERSIONS)))
 }
 
-/// Quota and latency without spending anything.
-fn peek(api: &Api) -> (Quota, Duration) {
-    let latency = world::lock(&api.world).options.latency;
-    let quota = lock_limits(api).peek(api.clock.now());
-    (quota, latency)
+/// What the checks before the handler found.
+struct Admission {
+    quota: Quota,
+    latency: Duration,
+    gate: Gate,
+    /// Held while an admitted request is served.
+    in_flight: Option<InFlight>,
+}
+
+impl Admission {
+    /// `answer` instead of the handler, without spending any quota.
+    fn answer(api: &Api, answer: Response) -> Admission {
+        let latency = world::lock(&api.world).options.latency;
+        Admission {
+            quota: lock_limits(api).peek(api.clock.now()),
+            latency,
+            gate: Gate::Answer(answer),
+            in_flight: None,
+        }
+    }
 }
 
 /// User-Agent, credentials, limits and faults, under the world's lock (never across an await).
-fn admit(
-    route: &Route,
-    headers: &HeaderMap,
-    method: &Method,
-    request_id: &str,
-) -> (Quota, Duration, Gate) {
+fn admit(route: &Route, headers: &HeaderMap, method: &Method, request_id: &str) -> Admission {
     let api = &route.api;
     if !headers.contains_key(header::USER_AGENT) {
-        let (quota, latency) = peek(api);
-        return (quota, latency, Gate::Answer(errors::no_user_agent()));
+        return Admission::answer(api, errors::no_user_agent());
     }
     let mut world = world::lock(&api.world);
     let latency = world.options.latency;
     if let Err(refusal) = authenticate(route, headers, &world.token) {
-        let quota = lock_limits(api).peek(api.clock.now());
-        return (quota, latency, Gate::Answer(*refusal));
+        drop(world);
+        return Admission::answer(api, *refusal);
     }
     let points = if method == Method::GET || method == Method::HEAD {
         1
@@ -147,14 +169,25 @@ fn admit(
     };
     if let Some(answer) = refusal {
         world.stats.rate_limit_violations += 1;
-        return (quota, latency, Gate::Answer(answer));
+        return Admission {
+            quota,
+            latency,
+            gate: Gate::Answer(answer),
+            in_flight: None,
+        };
     }
+    let in_flight = Some(InFlight(api.limits.clone()));
     let gate = match faults::draw(&mut world, method) {
         Strike::None => Gate::Pass,
         Strike::ServerError(status) => Gate::Answer(errors::server_error(status)),
         Strike::Lost { fault, performed } => Gate::Lost { fault, performed },
     };
-    (quota, latency, gate)
+    Admission {
+        quota,
+        latency,
+        gate,
+        in_flight,
+    }
 }
 
 /// Checks the credentials the route takes; the error is the 401 to send.
@@ -185,7 +218,7 @@ fn credential(headers: &HeaderMap) -> Option<&str> {
     .then_some(presented)
 }
 
-fn lock_limits(api: &Api) -> std::sync::MutexGuard<'_, super::rate_limit::Limits> {
+fn lock_limits(api: &Api) -> std::sync::MutexGuard<'_, Limits> {
     api.limits
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

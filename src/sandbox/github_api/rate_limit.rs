@@ -8,6 +8,8 @@ use std::time::Duration;
 pub(crate) const PRIMARY_LIMIT: u64 = 5_000;
 const PRIMARY_WINDOW_SECS: u64 = 3_600;
 const SECONDARY_WINDOW: Duration = Duration::from_secs(60);
+/// GitHub's secondary limit on concurrent requests, enforced with `--secondary-limit`.
+pub(crate) const MAX_CONCURRENT: usize = 100;
 
 /// The `x-ratelimit-*` values of one response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +37,8 @@ pub(crate) struct Limits {
     primary_start: Option<u64>,
     primary_used: u64,
     secondary: Option<Secondary>,
+    /// Admitted requests not yet answered.
+    in_flight: usize,
 }
 
 impl Limits {
@@ -43,6 +47,7 @@ impl Limits {
             primary_start: None,
             primary_used: 0,
             secondary: secondary_points_per_minute.map(Secondary::new),
+            in_flight: 0,
         }
     }
 
@@ -53,7 +58,8 @@ impl Limits {
     }
 
     /// Counts an authenticated request costing `points` at `now`: first against the hourly
-    /// quota, then against the secondary window.
+    /// quota, then (with a secondary limit) against the concurrency cap and the points window.
+    /// An admitted request is in flight until [`Limits::release`].
     pub(crate) fn admit(&mut self, now: Duration, points: u32) -> (Quota, Result<(), Refusal>) {
         self.roll_primary(now);
         if self.primary_used >= PRIMARY_LIMIT {
@@ -63,12 +69,24 @@ impl Limits {
         self.primary_used += 1;
         let quota = self.quota(now);
         let verdict = match &mut self.secondary {
+            // A slot frees as soon as any request in flight is answered: a second is plenty.
+            Some(_) if self.in_flight >= MAX_CONCURRENT => {
+                Err(Refusal::Secondary { retry_after: 1 })
+            }
             Some(window) => window
                 .admit(now, points)
                 .map_err(|retry_after| Refusal::Secondary { retry_after }),
             None => Ok(()),
         };
+        if verdict.is_ok() {
+            self.in_flight += 1;
+        }
         (quota, verdict)
+    }
+
+    /// Ends an admitted request (answered, or abandoned by its client).
+    pub(crate) fn release(&mut self) {
+        self.in_flight = self.in_flight.saturating_sub(1);
     }
 
     /// Closes the hourly window once its reset time has come.
@@ -171,6 +189,24 @@ mod tests {
             Err(Refusal::Secondary { retry_after: 21 })
         );
         assert_eq!(limits.admit(T0 + Duration::from_secs(81), 5).1, Ok(()));
+    }
+
+    #[test]
+    fn at_most_100_requests_in_flight_with_a_secondary_limit() {
+        let mut limits = Limits::new(Some(1_000));
+        for _ in 0..MAX_CONCURRENT {
+            assert_eq!(limits.admit(T0, 1).1, Ok(()));
+        }
+        assert_eq!(
+            limits.admit(T0, 1).1,
+            Err(Refusal::Secondary { retry_after: 1 })
+        );
+        limits.release();
+        assert_eq!(limits.admit(T0, 1).1, Ok(()));
+        let mut unlimited = Limits::new(None);
+        for _ in 0..=MAX_CONCURRENT {
+            assert_eq!(unlimited.admit(T0, 1).1, Ok(()));
+        }
     }
 
     #[test]

@@ -84,11 +84,15 @@ impl Known {
         if owned_by_org || self.0.contains(&(path.level, path.key.clone())) {
             return true;
         }
-        // Learn every scope registrations live under now, so that a scope stays known after
-        // its last runner has been removed.
+        self.learn(world);
+        self.0.contains(&(path.level, path.key.clone()))
+    }
+
+    /// Remembers every scope registrations live under now, so that a scope stays known after
+    /// its last runner has been removed.
+    pub(crate) fn learn(&mut self, world: &World) {
         for reg in world.registrations.values() {
             self.0.insert(key_of(&reg.scope));
         }
-        self.0.contains(&(path.level, path.key.clone()))
     }
 }

@@ -32,10 +32,6 @@ fn names(list: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn flag(q: &Query, name: &str) -> bool {
-    q.get(name) == Some("true")
-}
-
 fn number(q: &Query, name: &str) -> Result<Option<usize>, ApiError> {
     q.get(name)
         .map(|v| {
@@ -85,8 +81,8 @@ fn options(q: &Query) -> Result<Options, ApiError> {
         tail: number(q, "tailLines")?,
         limit_bytes: number(q, "limitBytes")?,
         since,
-        timestamps: flag(q, "timestamps"),
-        follow: flag(q, "follow"),
+        timestamps: q.flag("timestamps"),
+        follow: q.flag("follow"),
     })
 }
 
@@ -154,7 +150,7 @@ pub(crate) fn logs(
             .get(PODS, Some(ns), name)
             .ok_or_else(|| ApiError::not_found(PODS, name))?;
         let container = container(pod, name, q)?;
-        if flag(q, "previous") {
+        if q.flag("previous") {
             return Err(ApiError::bad_request(format!(
                 "previous terminated container \"{container}\" in pod \"{name}\" not found"
             )));

@@ -2,10 +2,14 @@
 //! need for get, delete, logs, cordon and patch.
 //!
 //! This module owns the request pipeline (latency, the `kube-5xx` fault, RBAC denials for
-//! `--forbid-namespace`, request statistics) and dispatch; `path` parses request paths,
-//! `discovery` serves the discovery documents, `objects` lists, gets, deletes and patches,
-//! `watch` streams changes, `logs` serves `pods/log`, `table` renders kubectl's tables and
-//! `status` builds the error bodies.
+//! `--forbid-namespace`, the ARC CRDs the `--mode` installs, request statistics) and dispatch;
+//! `path` parses request paths, `discovery` serves the discovery documents, `objects` lists,
+//! gets, deletes, patches and evicts, `json_patch` handles RFC 6902 patches, `watch` streams
+//! changes, `logs` serves `pods/log`, `table` renders kubectl's tables and `status` builds the
+//! error bodies.
+//!
+//! Not served: create and replace (POST/PUT on objects), deletecollection, OpenAPI, events;
+//! they answer 405 or 404 as a server without them would.
 
 mod discovery;
 mod json_patch;
@@ -55,6 +59,14 @@ impl Query {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// A boolean parameter, true as Go's `strconv.ParseBool` reads it.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(
+            self.get(name),
+            Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+        )
     }
 }
 
@@ -124,7 +136,7 @@ fn only_get(req: &Request, v: Value) -> Result<Response, ApiError> {
 /// The Kubernetes verb of a request, as RBAC names it.
 fn verb(req: &Request, collection: bool) -> &'static str {
     match req.method {
-        Method::GET if collection && req.query.get("watch") == Some("true") => "watch",
+        Method::GET if collection && req.query.flag("watch") => "watch",
         Method::GET if collection => "list",
         Method::GET => "get",
         Method::DELETE => "delete",
@@ -175,10 +187,19 @@ fn respond(
     let Some(parsed) = parsed else {
         return Err(ApiError::no_route());
     };
+    let mode = world::lock(world).options.mode;
+    let group = match &parsed.target {
+        Target::Group(group) | Target::Resources { group, .. } => group,
+        Target::Collection { rt, .. } | Target::Object { rt, .. } => rt.group,
+        _ => "",
+    };
+    if !discovery::installed(mode, group) {
+        return Err(ApiError::no_route());
+    }
     match parsed.target {
         Target::Version => only_get(req, discovery::version()),
         Target::CoreVersions => only_get(req, discovery::core_versions(header(req, HOST))),
-        Target::Groups => only_get(req, discovery::group_list()),
+        Target::Groups => only_get(req, discovery::group_list(mode)),
         Target::Group(group) => only_get(req, discovery::group(group)),
         Target::Resources { group, version } => {
             only_get(req, discovery::resource_list(group, version))
@@ -188,7 +209,7 @@ fn respond(
             if req.method != Method::GET {
                 return Err(ApiError::method_not_allowed());
             }
-            if req.query.get("watch") == Some("true") {
+            if req.query.flag("watch") {
                 let table = header(req, ACCEPT).contains("as=Table");
                 return watch::watch(world, rt, ns, &req.query, table);
             }

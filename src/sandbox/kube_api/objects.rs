@@ -362,6 +362,17 @@ pub(crate) fn patch(
             patch
         }
     };
+    // What a schema would refuse and the simulation could not read.
+    if let Some(field) = ["metadata", "spec", "status"]
+        .into_iter()
+        .find(|f| patch.get(*f).is_some_and(|v| !v.is_object()))
+    {
+        return Err(invalid(
+            rt,
+            name,
+            format!("{field}: Invalid value: must be an object"),
+        ));
+    }
     w.patch_object(rt, ns, name, &patch)
         .map_err(|e| ApiError::from_store(rt, name, e))
 }

@@ -31,6 +31,8 @@ fn columns(rt: ResourceType) -> Vec<Value> {
             column("Age", "string", 0),
             column("IP", "string", 1),
             column("Node", "string", 1),
+            column("Nominated Node", "string", 1),
+            column("Readiness Gates", "string", 1),
         ]);
     } else if rt == NODES {
         cols.extend([
@@ -78,7 +80,7 @@ fn cells(rt: ResourceType, o: &Value) -> Vec<Value> {
         let phase = if deleting {
             "Terminating"
         } else {
-            o["status"]["phase"].as_str().unwrap_or("Unknown")
+            pod_status(&o["status"])
         };
         cells.extend([
             json!(format!("{ready}/{total}")),
@@ -87,6 +89,8 @@ fn cells(rt: ResourceType, o: &Value) -> Vec<Value> {
             age,
             or_none(&o["status"]["podIP"]),
             or_none(&o["spec"]["nodeName"]),
+            json!("<none>"),
+            json!("<none>"),
         ]);
     } else if rt == NODES {
         let ready = o["status"]["conditions"].as_array().is_some_and(|cs| {
@@ -120,6 +124,22 @@ fn cells(rt: ResourceType, o: &Value) -> Vec<Value> {
         cells.push(age);
     }
     cells
+}
+
+/// The STATUS kubectl shows for a pod: a container's waiting or terminated reason
+/// (`ContainerCreating`, `Completed`, `Error`) when there is one, else the phase.
+fn pod_status(status: &Value) -> &str {
+    let reason = status["containerStatuses"].as_array().and_then(|cs| {
+        cs.iter().find_map(|c| {
+            c["state"]["waiting"]["reason"]
+                .as_str()
+                .or_else(|| c["state"]["terminated"]["reason"].as_str())
+        })
+    });
+    reason
+        .or_else(|| status["reason"].as_str())
+        .or_else(|| status["phase"].as_str())
+        .unwrap_or("Unknown")
 }
 
 fn row(rt: ResourceType, o: &Value) -> Value {
@@ -229,5 +249,9 @@ mod tests {
         assert_eq!(cells[3], "1");
         assert_eq!(cells[6], "n1");
         assert_eq!(maybe_table("application/json", PODS, pod.clone()), pod);
+        let creating = json!({"phase": "Pending", "containerStatuses": [
+            {"name": "runner", "state": {"waiting": {"reason": "ContainerCreating"}}}]});
+        assert_eq!(pod_status(&creating), "ContainerCreating");
+        assert_eq!(pod_status(&json!({"phase": "Succeeded"})), "Succeeded");
     }
 }

@@ -1,0 +1,285 @@
+//! The pipeline's edges on the real clients: `GitHubClient` as [`GitHubOps`], `Cluster` as
+//! [`ClusterOps`], and inventory entries as plan candidates.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::cluster::{Cluster, DeleteResult, Mode, running_job};
+use crate::drain::ops::{
+    ClusterError, ClusterOps, Deleted, GitHubOps, PodActivity, ReadError, RunnerNow, Unregistered,
+};
+use crate::drain::pacer::RateHint;
+use crate::drain::plan::{Candidate, DeleteTarget, Owner, PodRef};
+use crate::error::Kind;
+use crate::github::rate::SECONDARY_LIMIT_DEFAULT_WAIT;
+use crate::github::{self, DeleteOutcome, GitHubClient};
+use crate::inventory::Entry;
+
+/// How much of the runner log the idle check reads: the recent job lines, never the whole log.
+const IDLE_CHECK_TAIL_LINES: i64 = 100;
+
+/// The annotation legacy ARC writes after a successful unregister; its pod finalizer then
+/// skips unregistering again.
+pub const UNREGISTRATION_COMPLETE: &str = "actions-runner/unregistration-complete-timestamp";
+
+/// A plan candidate from a joined inventory entry.
+pub fn candidate(e: &Entry) -> Candidate {
+    Candidate {
+        name: e.name.clone(),
+        runner_id: e.registration.as_ref().map(|r| r.id),
+        state: e.state,
+        job: e.job.clone(),
+        pod: e.pod.as_ref().map(|p| PodRef {
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+            uid: p.uid.clone(),
+            node: p.node.clone(),
+            owner: match (p.mode, &p.owner) {
+                (Mode::ScaleSet, Some(o)) => Owner::EphemeralRunner {
+                    name: o.name.clone(),
+                    uid: o.uid.clone(),
+                },
+                (Mode::LegacyRunner, Some(o)) => Owner::Runner {
+                    name: o.name.clone(),
+                },
+                (Mode::LegacyStatefulset, Some(o)) => Owner::StatefulSet {
+                    name: o.name.clone(),
+                },
+                _ => Owner::Other,
+            },
+        }),
+    }
+}
+
+/// GitHub, as the pipeline sees it.
+#[derive(Clone)]
+pub struct GitHubEdge(pub Arc<GitHubClient>);
+
+fn rate_hint(rate: &github::RateInfo) -> RateHint {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    RateHint {
+        remaining: rate.remaining,
+        reset_in: rate
+            .reset
+            .map(|r| Duration::from_secs(r.saturating_sub(now).max(1))),
+        retry_after: rate.retry_after,
+    }
+}
+
+fn read_error(e: github::ReadError) -> ReadError {
+    match e {
+        github::ReadError::Denied(e) => ReadError::Denied(crate::output::render_error(&e)),
+        github::ReadError::RateLimited { wait, .. } => ReadError::RateLimited(wait),
+        github::ReadError::Other(e) => ReadError::Other(e.to_string()),
+    }
+}
+
+impl GitHubOps for GitHubEdge {
+    async fn unregister(&self, id: u64) -> (Unregistered, RateHint) {
+        let reply = self.0.delete_runner(id).await;
+        let hint = rate_hint(&reply.rate);
+        let answer = match reply.outcome {
+            DeleteOutcome::Removed => Unregistered::Removed,
+            DeleteOutcome::NotFound => Unregistered::NotFound,
+            // ARC treats every 422 as "not removed": so do we. The pod is left alone.
+            DeleteOutcome::Busy { message } => Unregistered::Busy { message },
+            DeleteOutcome::RateLimited { .. } => Unregistered::RateLimited {
+                wait: reply.rate.wait().unwrap_or(SECONDARY_LIMIT_DEFAULT_WAIT),
+            },
+            DeleteOutcome::Denied { status, message } => {
+                let e = self.0.denied_error(status, &message);
+                Unregistered::Denied {
+                    status,
+                    message: crate::output::render_error(&e),
+                }
+            }
+            DeleteOutcome::ServerError { status, message } => Unregistered::Transient {
+                status: Some(status),
+                reason: format!("GitHub answered {status}: {message}"),
+            },
+            DeleteOutcome::Transport { kind, detail } => Unregistered::Transient {
+                status: None,
+                reason: format!("{}: {detail}", kind.describe()),
+            },
+            DeleteOutcome::Unexpected { status, message } => Unregistered::Transient {
+                status: Some(status),
+                reason: format!("unexpected answer {status}: {message}"),
+            },
+        };
+        (answer, hint)
+    }
+
+    async fn runner(&self, id: u64) -> Result<Option<RunnerNow>, ReadError> {
+        self.0
+            .get_runner(id)
+            .await
+            .map(|r| {
+                r.map(|r| RunnerNow {
+                    id: r.id,
+                    busy: r.busy,
+                })
+            })
+            .map_err(read_error)
+    }
+
+    async fn runner_named(&self, name: &str) -> Result<Option<RunnerNow>, ReadError> {
+        self.0
+            .find_runner_by_name(name)
+            .await
+            .map(|r| {
+                r.map(|r| RunnerNow {
+                    id: r.id,
+                    busy: r.busy,
+                })
+            })
+            .map_err(read_error)
+    }
+}
+
+/// The cluster, as the pipeline sees it.
+#[derive(Clone)]
+pub struct ClusterEdge(pub Arc<Cluster>);
+
+fn cluster_error(e: crate::error::Error) -> ClusterError {
+    if e.kind() == Kind::Auth {
+        ClusterError::Denied(crate::output::render_error(&e))
+    } else {
+        let mut text = e.to_string();
+        for c in e.causes() {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+        ClusterError::Other(text)
+    }
+}
+
+fn deleted(d: DeleteResult) -> Deleted {
+    match d {
+        DeleteResult::Deleted => Deleted::Deleted,
+        DeleteResult::AlreadyGone => Deleted::NotFound,
+        DeleteResult::Replaced => Deleted::Replaced,
+    }
+}
+
+impl ClusterOps for ClusterEdge {
+    async fn activity(&self, target: &DeleteTarget) -> Result<PodActivity, ClusterError> {
+        let ns = target.namespace();
+        let name = target.pod_name();
+        let pod = self
+            .0
+            .get_runner_pod(ns, name)
+            .await
+            .map_err(cluster_error)?;
+        let Some(pod) = pod.filter(|p| p.uid == target.pod_uid()) else {
+            return Ok(PodActivity::Gone);
+        };
+        // A finished runner container runs nothing; its log may end mid-job if it was killed,
+        // which is not a job we could still save.
+        let terminated = pod
+            .runner_container
+            .as_ref()
+            .is_some_and(|c| c.state == "terminated");
+        if !terminated {
+            let log = self
+                .0
+                .runner_log_tail(ns, name, IDLE_CHECK_TAIL_LINES)
+                .await
+                .map_err(cluster_error)?;
+            if let Some(job) = running_job(&log) {
+                return Ok(PodActivity::Present { job: Some(job) });
+            }
+        }
+        if let DeleteTarget::EphemeralRunner { name: er, .. } = target
+            && let Some(er) = self
+                .0
+                .get_ephemeral_runner(ns, er)
+                .await
+                .map_err(cluster_error)?
+            && let Some(job) = er.job_id.filter(|j| !j.is_empty())
+        {
+            return Ok(PodActivity::Present {
+                job: Some(er.job_display_name.unwrap_or(job)),
+            });
+        }
+        Ok(PodActivity::Present { job: None })
+    }
+
+    async fn refresh(&self, target: &DeleteTarget) -> Result<Option<DeleteTarget>, ClusterError> {
+        let ns = target.namespace();
+        let pod = self
+            .0
+            .get_runner_pod(ns, target.pod_name())
+            .await
+            .map_err(cluster_error)?;
+        let Some(pod) = pod else { return Ok(None) };
+        Ok(Some(match target {
+            DeleteTarget::EphemeralRunner { name, .. } => {
+                let Some(er) = self
+                    .0
+                    .get_ephemeral_runner(ns, name)
+                    .await
+                    .map_err(cluster_error)?
+                else {
+                    return Ok(None);
+                };
+                DeleteTarget::EphemeralRunner {
+                    namespace: ns.to_owned(),
+                    name: name.clone(),
+                    uid: er.uid,
+                    pod_uid: pod.uid,
+                }
+            }
+            DeleteTarget::Pod { name, annotate, .. } => DeleteTarget::Pod {
+                namespace: ns.to_owned(),
+                name: name.clone(),
+                uid: pod.uid,
+                annotate: *annotate,
+            },
+        }))
+    }
+
+    async fn annotate_unregistered(&self, target: &DeleteTarget) -> Result<u16, ClusterError> {
+        let now = jiff::Timestamp::now().to_string();
+        let result = self
+            .0
+            .annotate_pod(
+                target.namespace(),
+                target.pod_name(),
+                target.pod_uid(),
+                UNREGISTRATION_COMPLETE,
+                &now,
+            )
+            .await
+            .map_err(cluster_error)?;
+        Ok(deleted(result).status())
+    }
+
+    async fn delete(&self, target: &DeleteTarget) -> Result<Deleted, ClusterError> {
+        let d = match target {
+            DeleteTarget::EphemeralRunner {
+                namespace,
+                name,
+                uid,
+                ..
+            } => self.0.delete_ephemeral_runner(namespace, name, uid).await,
+            DeleteTarget::Pod {
+                namespace,
+                name,
+                uid,
+                ..
+            } => self.0.delete_pod(namespace, name, uid).await,
+        };
+        d.map(deleted).map_err(cluster_error)
+    }
+
+    async fn cordon(&self, node: &str) -> Result<bool, ClusterError> {
+        self.0
+            .cordon(node)
+            .await
+            .map(|c| c == crate::cluster::CordonResult::AlreadyCordoned)
+            .map_err(cluster_error)
+    }
+}

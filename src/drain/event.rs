@@ -1,0 +1,130 @@
+//! What a drain reports while it runs, and how each runner ended.
+//!
+//! The pipeline emits events; `output` turns them into progress bars, event lines, the audit
+//! log and the summary. Nothing in the pipeline prints.
+
+use serde::Serialize;
+
+use crate::drain::plan::SkipReason;
+
+/// Why a runner is waiting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitReason {
+    /// Busy with a job (`--wait`).
+    Busy,
+    /// Unregistered, watching for the confirm window.
+    ConfirmWindow,
+    /// A job started during unregistration (`--wait`).
+    Held,
+    /// GitHub asked to slow down.
+    RateLimited,
+    /// A transient failure; retrying.
+    Retrying,
+}
+
+/// One mutating API call, for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mutation {
+    /// `unregister`, `annotate`, `delete` or `cordon`.
+    pub action: &'static str,
+    /// `runner/NAME`, `pod/NS/NAME`, `ephemeralrunner/NS/NAME` or `node/NAME`.
+    pub target: String,
+    pub runner_id: Option<u64>,
+    /// The HTTP status (0 when no response came).
+    pub status: u16,
+}
+
+/// How one runner ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Unregistered, confirmed idle, and its pod or ARC object deleted (or already gone).
+    Drained {
+        deleted: String,
+        note: Option<String>,
+    },
+    /// Left alone: busy (in the list or GitHub's 422), or not a complete runner.
+    Skipped { reason: SkipReason },
+    /// Unregistered, but a job started on it during unregistration: pod kept.
+    Held { job: Option<String> },
+    /// Something failed; the pod was not touched after the failure.
+    Failed { reason: String },
+    /// `--timeout` was reached while waiting.
+    TimedOut { stage: String },
+    /// Ctrl-C, or another runner's permission error, stopped it in a safe state.
+    Stopped { stage: String },
+}
+
+impl Outcome {
+    /// Short label for tables and event lines.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Drained { .. } => "drained",
+            Outcome::Skipped {
+                reason: SkipReason::Busy { .. } | SkipReason::BusyAtUnregister,
+            } => "skipped-busy",
+            Outcome::Skipped { .. } => "skipped",
+            Outcome::Held { .. } => "held",
+            Outcome::Failed { .. } => "failed",
+            Outcome::TimedOut { .. } => "timed-out",
+            Outcome::Stopped { .. } => "stopped",
+        }
+    }
+
+    /// A human sentence saying why.
+    pub fn detail(&self) -> String {
+        match self {
+            Outcome::Drained { deleted, note } => match note {
+                Some(n) => format!("{deleted} ({n})"),
+                None => deleted.clone(),
+            },
+            Outcome::Skipped { reason } => reason.describe(),
+            Outcome::Held { job: Some(j) } => {
+                format!("job \"{j}\" started during unregistration; pod kept")
+            }
+            Outcome::Held { job: None } => "a job started during unregistration; pod kept".into(),
+            Outcome::Failed { reason } => reason.clone(),
+            Outcome::TimedOut { stage } => format!("--timeout reached {stage}"),
+            Outcome::Stopped { stage } => stage.clone(),
+        }
+    }
+
+    /// Whether the runner still needs attention (for the exit code and the pending list).
+    pub fn is_pending(&self) -> bool {
+        !matches!(self, Outcome::Drained { .. })
+            && !matches!(
+                self,
+                Outcome::Skipped {
+                    reason: SkipReason::PodOnly
+                        | SkipReason::RegistrationOnly
+                        | SkipReason::Conflict
+                }
+            )
+    }
+}
+
+/// Something that happened during a drain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The node was cordoned (`already`: it was before).
+    Cordoned { node: String, already: bool },
+    /// A runner's pipeline started.
+    Started { runner: String },
+    /// GitHub accepted the unregister.
+    Unregistered {
+        runner: String,
+        id: u64,
+        status: u16,
+    },
+    /// The runner is waiting.
+    Waiting {
+        runner: String,
+        reason: WaitReason,
+        job: Option<String>,
+    },
+    /// A mutating call was made (for the audit log).
+    Mutated(Mutation),
+    /// The runner's pipeline ended.
+    Finished { runner: String, outcome: Outcome },
+}

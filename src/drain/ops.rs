@@ -1,0 +1,141 @@
+//! The two edges the drain pipeline talks to, as traits: GitHub and the cluster.
+//!
+//! The real implementations wrap `crate::github` and `crate::cluster`; keeping the pipeline
+//! generic over these lets every decision it makes be exercised against the sandbox and, for
+//! rare interleavings, against scripted fakes.
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::drain::pacer::RateHint;
+use crate::drain::plan::DeleteTarget;
+
+/// GitHub's answer to an unregister (`DELETE …/actions/runners/{id}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unregistered {
+    /// 204.
+    Removed,
+    /// 404: already gone (or re-registered under another id).
+    NotFound,
+    /// 422: a job is running.
+    Busy { message: String },
+    /// 403/429 rate limit: wait this long, then retry.
+    RateLimited { wait: Duration },
+    /// 401, or a 403 that is not a rate limit: stop the whole run.
+    Denied { status: u16, message: String },
+    /// 5xx, timeout, reset: the outcome is unknown; retry.
+    Transient { status: Option<u16>, reason: String },
+}
+
+impl Unregistered {
+    /// The HTTP status for the audit log (0 when no response came).
+    pub fn status(&self) -> u16 {
+        match self {
+            Unregistered::Removed => 204,
+            Unregistered::NotFound => 404,
+            Unregistered::Busy { .. } => 422,
+            Unregistered::RateLimited { .. } => 429,
+            Unregistered::Denied { status, .. } => *status,
+            Unregistered::Transient { status, .. } => status.unwrap_or(0),
+        }
+    }
+}
+
+/// A runner as GitHub reports it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerNow {
+    pub id: u64,
+    pub busy: bool,
+}
+
+/// Why a read failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// Authentication or permission: stop the whole run.
+    Denied(String),
+    /// Rate limited: wait this long.
+    RateLimited(Duration),
+    /// Anything else; the read may be retried.
+    Other(String),
+}
+
+/// The GitHub side of a drain.
+pub trait GitHubOps: Send + Sync + 'static {
+    /// `DELETE …/actions/runners/{id}`, once, without retrying, with the rate-limit headers.
+    fn unregister(&self, id: u64) -> impl Future<Output = (Unregistered, RateHint)> + Send;
+    /// `GET …/actions/runners/{id}`; `None` on 404.
+    fn runner(&self, id: u64) -> impl Future<Output = Result<Option<RunnerNow>, ReadError>> + Send;
+    /// The registration named `name`, if any (`?name=`).
+    fn runner_named(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<RunnerNow>, ReadError>> + Send;
+}
+
+/// What a pod's runner looks like to the idle check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PodActivity {
+    /// The pod (with the expected uid) is gone or was replaced.
+    Gone,
+    /// The pod is there; `job` is what its log or ARC status says is running.
+    Present { job: Option<String> },
+}
+
+/// What a uid-guarded delete did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    /// 200/202: deleted.
+    Deleted,
+    /// 404: already gone.
+    NotFound,
+    /// 409: the object under that name has another uid: a replacement, left alone.
+    Replaced,
+}
+
+impl Deleted {
+    pub fn status(self) -> u16 {
+        match self {
+            Deleted::Deleted => 200,
+            Deleted::NotFound => 404,
+            Deleted::Replaced => 409,
+        }
+    }
+}
+
+/// Why a cluster call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClusterError {
+    /// 401/403: stop the whole run.
+    Denied(String),
+    /// Anything else (5xx, timeouts): may be retried.
+    Other(String),
+}
+
+/// The Kubernetes side of a drain.
+pub trait ClusterOps: Send + Sync + 'static {
+    /// Whether a job runs on the runner of `target`'s pod: the runner container's log tail, and
+    /// for scale sets the EphemeralRunner's `status.jobId`.
+    fn activity(
+        &self,
+        target: &DeleteTarget,
+    ) -> impl Future<Output = Result<PodActivity, ClusterError>> + Send;
+    /// The same target with the current uids of the objects under its names, if they exist
+    /// (after a runner re-registered from a recreated pod).
+    fn refresh(
+        &self,
+        target: &DeleteTarget,
+    ) -> impl Future<Output = Result<Option<DeleteTarget>, ClusterError>> + Send;
+    /// Marks a legacy pod `actions-runner/unregistration-complete-timestamp`; returns the HTTP
+    /// status.
+    fn annotate_unregistered(
+        &self,
+        target: &DeleteTarget,
+    ) -> impl Future<Output = Result<u16, ClusterError>> + Send;
+    /// Deletes `target` with a uid precondition.
+    fn delete(
+        &self,
+        target: &DeleteTarget,
+    ) -> impl Future<Output = Result<Deleted, ClusterError>> + Send;
+    /// Cordons `node`; `Ok(true)` when it already was.
+    fn cordon(&self, node: &str) -> impl Future<Output = Result<bool, ClusterError>> + Send;
+}

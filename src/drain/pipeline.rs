@@ -1,0 +1,590 @@
+//! The drain pipeline of DESIGN.md §4, per runner, for many runners at once.
+//!
+//! Invariant: no pod or ARC object is deleted unless GitHub answered 204 or 404 to this run's
+//! unregister of that runner and the idle check passed afterwards.
+//!
+//! Each runner is its own task. Unregisters go through the one [`Pacer`]; reads and Kubernetes
+//! work take a slot of `--concurrency`; waiting (confirm window, `--wait` polls, rate-limit
+//! pauses, retry back-off) holds no slot, so with 1,000 runners the confirm window is paid about
+//! once, not 1,000 / concurrency times.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use backon::BackoffBuilder;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::time::Instant;
+
+use crate::cli::Rate;
+use crate::context::Interrupt;
+use crate::drain::event::{Event, Mutation, Outcome, WaitReason};
+use crate::drain::ops::{
+    ClusterError, ClusterOps, Deleted, GitHubOps, PodActivity, ReadError, RunnerNow, Unregistered,
+};
+use crate::drain::pacer::Pacer;
+use crate::drain::plan::{Action, DeleteTarget, SkipReason, Step};
+
+/// How the pipeline behaves.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub wait: bool,
+    /// Bound on all waiting; `None` waits as long as it takes.
+    pub timeout: Option<Duration>,
+    pub poll_interval: Duration,
+    pub confirm_window: Duration,
+    pub concurrency: usize,
+    pub rate: Rate,
+    /// Attempts for a request that fails transiently (5xx, timeout, reset).
+    pub attempts: usize,
+    /// First back-off between attempts (doubles, with jitter).
+    pub backoff: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            wait: false,
+            timeout: None,
+            poll_interval: Duration::from_secs(10),
+            confirm_window: Duration::from_secs(5),
+            concurrency: 8,
+            rate: Rate {
+                count: 1,
+                per: Duration::from_secs(1),
+            },
+            attempts: 5,
+            backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct RunResult {
+    /// Every step with its outcome, in plan order.
+    pub outcomes: Vec<(Step, Outcome)>,
+    /// Set when GitHub or Kubernetes denied permission and the run stopped.
+    pub denied: Option<String>,
+    /// Whether Ctrl-C stopped the run.
+    pub interrupted: bool,
+}
+
+/// Bounds waits for rate limits when no `--timeout` is given, so no loop is endless.
+const MAX_RATE_LIMIT_WAITS: usize = 50;
+/// Bounds re-registrations followed for one runner (a RunnerSet pod re-registers by name).
+const MAX_REREGISTRATIONS: usize = 3;
+
+struct Shared<G, K> {
+    gh: G,
+    k8s: K,
+    settings: Settings,
+    pacer: Pacer,
+    slots: Semaphore,
+    events: mpsc::UnboundedSender<Event>,
+    interrupt: Interrupt,
+    /// Triggered by Ctrl-C or a permission error: stop every runner at its next safe point.
+    halt: Interrupt,
+    denied: Mutex<Option<String>>,
+    deadline: Option<Instant>,
+}
+
+/// Why a runner stopped waiting early.
+enum Stop {
+    Halted,
+    Deadline,
+}
+
+/// Runs `steps` and reports each outcome; events go to `events` as they happen.
+pub async fn run<G: GitHubOps, K: ClusterOps>(
+    gh: G,
+    k8s: K,
+    steps: Vec<Step>,
+    settings: Settings,
+    events: mpsc::UnboundedSender<Event>,
+    interrupt: Interrupt,
+) -> RunResult {
+    let halt = Interrupt::default();
+    let shared = Arc::new(Shared {
+        gh,
+        k8s,
+        pacer: Pacer::new(settings.rate),
+        slots: Semaphore::new(settings.concurrency.max(1)),
+        deadline: settings
+            .timeout
+            .filter(|t| !t.is_zero())
+            .map(|t| Instant::now() + t),
+        settings,
+        events,
+        interrupt: interrupt.clone(),
+        halt: halt.clone(),
+        denied: Mutex::new(None),
+    });
+    let forward = tokio::spawn({
+        let halt = halt.clone();
+        async move {
+            interrupt.triggered().await;
+            halt.trigger();
+        }
+    });
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, step) in steps.iter().cloned().enumerate() {
+        let shared = Arc::clone(&shared);
+        tasks.spawn(async move {
+            let runner = step.candidate.name.clone();
+            let outcome = drive(&shared, step).await;
+            shared.emit(Event::Finished {
+                runner,
+                outcome: outcome.clone(),
+            });
+            (index, outcome)
+        });
+    }
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; steps.len()];
+    while let Some(joined) = tasks.join_next().await {
+        // A panicked runner task leaves its slot empty; it is reported as failed below.
+        if let Ok((index, outcome)) = joined {
+            outcomes[index] = Some(outcome);
+        }
+    }
+    forward.abort();
+    let denied = shared
+        .denied
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    RunResult {
+        outcomes: steps
+            .into_iter()
+            .zip(outcomes)
+            .map(|(s, o)| {
+                let o = o.unwrap_or(Outcome::Failed {
+                    reason: "internal error: the runner's task ended unexpectedly".into(),
+                });
+                (s, o)
+            })
+            .collect(),
+        denied,
+        interrupted: shared.interrupt.is_triggered(),
+    }
+}
+
+impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
+    fn emit(&self, e: Event) {
+        // The receiver only goes away when output is gone; the drain itself must go on.
+        let _ = self.events.send(e);
+    }
+
+    fn deny(&self, message: String) {
+        let mut d = self
+            .denied
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if d.is_none() {
+            *d = Some(message);
+        }
+        self.halt.trigger();
+    }
+
+    /// Sleeps `d`, cut short by a halt or the deadline.
+    async fn pause(&self, d: Duration) -> Result<(), Stop> {
+        if self.halt.is_triggered() {
+            return Err(Stop::Halted);
+        }
+        let wake = Instant::now() + d;
+        let (until, hits_deadline) = match self.deadline {
+            Some(dl) if dl <= wake => (dl, true),
+            _ => (wake, false),
+        };
+        tokio::select! {
+            () = tokio::time::sleep_until(until) => {
+                if hits_deadline { Err(Stop::Deadline) } else { Ok(()) }
+            }
+            () = self.halt.triggered() => Err(Stop::Halted),
+        }
+    }
+
+    fn backoff(&self) -> impl Iterator<Item = Duration> + use<G, K> {
+        backon::ExponentialBuilder::default()
+            .with_min_delay(self.settings.backoff)
+            .with_max_delay(self.settings.backoff * 16)
+            .with_jitter()
+            .with_max_times(self.settings.attempts.saturating_sub(1))
+            .build()
+    }
+
+    fn stopped(&self, stop: Stop, stage: &str) -> Outcome {
+        match stop {
+            Stop::Deadline => Outcome::TimedOut {
+                stage: stage.to_owned(),
+            },
+            Stop::Halted if self.interrupt.is_triggered() => Outcome::Stopped {
+                stage: format!("interrupted {stage}"),
+            },
+            Stop::Halted => Outcome::Stopped {
+                stage: format!("stopped by a permission error {stage}"),
+            },
+        }
+    }
+
+    /// A GitHub read with bounded retries.
+    async fn read_runner(&self, by: Lookup<'_>) -> Result<Option<RunnerNow>, ReadFail> {
+        let mut backoff = self.backoff();
+        let mut rate_waits = 0;
+        loop {
+            let result = {
+                let _slot = self.slots.acquire().await;
+                match by {
+                    Lookup::Id(id) => self.gh.runner(id).await,
+                    Lookup::Name(n) => self.gh.runner_named(n).await,
+                }
+            };
+            match result {
+                Ok(r) => return Ok(r),
+                Err(ReadError::Denied(m)) => {
+                    self.deny(m.clone());
+                    return Err(ReadFail::Stop(Stop::Halted));
+                }
+                Err(ReadError::RateLimited(wait)) if rate_waits < MAX_RATE_LIMIT_WAITS => {
+                    rate_waits += 1;
+                    self.pacer.pause_for(wait);
+                    self.pause(wait).await.map_err(ReadFail::Stop)?;
+                }
+                Err(ReadError::RateLimited(_)) => {
+                    return Err(ReadFail::Failed(
+                        "rate limited by GitHub too many times".into(),
+                    ));
+                }
+                Err(ReadError::Other(m)) => match backoff.next() {
+                    Some(d) => self.pause(d).await.map_err(ReadFail::Stop)?,
+                    None => return Err(ReadFail::Failed(m)),
+                },
+            }
+        }
+    }
+
+    /// A cluster call with bounded retries.
+    async fn cluster<T, F, Fut>(&self, mut call: F) -> Result<T, ReadFail>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, ClusterError>>,
+    {
+        let mut backoff = self.backoff();
+        loop {
+            let result = {
+                let _slot = self.slots.acquire().await;
+                call().await
+            };
+            match result {
+                Ok(v) => return Ok(v),
+                Err(ClusterError::Denied(m)) => {
+                    self.deny(m.clone());
+                    return Err(ReadFail::Failed(m));
+                }
+                Err(ClusterError::Other(m)) => match backoff.next() {
+                    Some(d) => self.pause(d).await.map_err(ReadFail::Stop)?,
+                    None => return Err(ReadFail::Failed(m)),
+                },
+            }
+        }
+    }
+
+    /// Unregisters once the pacer allows, retrying transient failures and rate limits.
+    async fn unregister(&self, runner: &str, id: u64) -> Result<Unregistered, ReadFail> {
+        let mut backoff = self.backoff();
+        let mut rate_waits = 0;
+        loop {
+            if self.halt.is_triggered() {
+                return Err(ReadFail::Stop(Stop::Halted));
+            }
+            self.pacer.acquire().await;
+            // A halt while queued at the pacer must not send the DELETE.
+            if self.halt.is_triggered() {
+                return Err(ReadFail::Stop(Stop::Halted));
+            }
+            let (answer, hint) = self.gh.unregister(id).await;
+            self.pacer.observe(hint);
+            self.emit(Event::Mutated(Mutation {
+                action: "unregister",
+                target: format!("runner/{runner}"),
+                runner_id: Some(id),
+                status: answer.status(),
+            }));
+            match answer {
+                Unregistered::RateLimited { wait } if rate_waits < MAX_RATE_LIMIT_WAITS => {
+                    rate_waits += 1;
+                    self.pacer.pause_for(wait);
+                    self.emit(Event::Waiting {
+                        runner: runner.to_owned(),
+                        reason: WaitReason::RateLimited,
+                        job: None,
+                    });
+                }
+                Unregistered::RateLimited { .. } => {
+                    return Err(ReadFail::Failed(
+                        "rate limited by GitHub too many times; unregister not confirmed".into(),
+                    ));
+                }
+                Unregistered::Transient { reason, .. } => match backoff.next() {
+                    Some(d) => {
+                        self.emit(Event::Waiting {
+                            runner: runner.to_owned(),
+                            reason: WaitReason::Retrying,
+                            job: None,
+                        });
+                        self.pause(d).await.map_err(ReadFail::Stop)?;
+                    }
+                    None => {
+                        return Err(ReadFail::Failed(format!(
+                            "unregister failed after {} attempts: {reason}; pod untouched",
+                            self.settings.attempts
+                        )));
+                    }
+                },
+                Unregistered::Denied { status, message } => {
+                    let m = format!(
+                        "GitHub denied the unregister of runner `{runner}` ({status}): {message}"
+                    );
+                    self.deny(m.clone());
+                    return Err(ReadFail::Failed(m));
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Polls the runner until GitHub says it is not busy (`Ok(None)`: it is gone).
+    async fn wait_until_idle(
+        &self,
+        runner: &str,
+        id: u64,
+        job: Option<String>,
+    ) -> Result<Option<RunnerNow>, ReadFail> {
+        loop {
+            match self.read_runner(Lookup::Id(id)).await? {
+                Some(r) if r.busy => {
+                    self.emit(Event::Waiting {
+                        runner: runner.to_owned(),
+                        reason: WaitReason::Busy,
+                        job: job.clone(),
+                    });
+                    self.pause(self.settings.poll_interval)
+                        .await
+                        .map_err(ReadFail::Stop)?;
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Lookup<'a> {
+    Id(u64),
+    Name(&'a str),
+}
+
+enum ReadFail {
+    Stop(Stop),
+    Failed(String),
+}
+
+/// One runner, from selection to its outcome.
+async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Outcome {
+    let (mut id, mut target, wait_first) = match step.action {
+        Action::Skip(reason) => return Outcome::Skipped { reason },
+        Action::Drain {
+            runner_id,
+            target,
+            wait_first,
+        } => (runner_id, target, wait_first),
+    };
+    let name = step.candidate.name;
+    let job = step.candidate.job;
+    if sh.halt.is_triggered() {
+        return sh.stopped(Stop::Halted, "before it started; nothing changed");
+    }
+    sh.emit(Event::Started {
+        runner: name.clone(),
+    });
+    let fail = |f: ReadFail, stage: &str| match f {
+        ReadFail::Stop(s) => sh.stopped(s, stage),
+        ReadFail::Failed(reason) => Outcome::Failed { reason },
+    };
+
+    if wait_first && let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
+        return fail(f, "while waiting for the busy runner; nothing changed");
+    }
+
+    // Unregister: the atomic check. 204/404 means no new job will be assigned.
+    let mut reregistrations = 0;
+    loop {
+        let answer = match sh.unregister(&name, id).await {
+            Ok(a) => a,
+            Err(f) => return fail(f, "before the unregister; nothing changed"),
+        };
+        match answer {
+            Unregistered::Removed => {
+                sh.emit(Event::Unregistered {
+                    runner: name.clone(),
+                    id,
+                    status: 204,
+                });
+                break;
+            }
+            Unregistered::NotFound => {
+                // Gone already, or re-registered under another id (a RunnerSet pod keeps its
+                // name): look the name up before deciding.
+                match sh.read_runner(Lookup::Name(&name)).await {
+                    Ok(Some(again)) if again.id != id && reregistrations < MAX_REREGISTRATIONS => {
+                        reregistrations += 1;
+                        id = again.id;
+                        match sh.cluster(|| sh.k8s.refresh(&target)).await {
+                            Ok(Some(t)) => target = t,
+                            Ok(None) => {
+                                return Outcome::Skipped {
+                                    reason: SkipReason::RegistrationOnly,
+                                };
+                            }
+                            Err(f) => return fail(f, "while following a re-registration"),
+                        }
+                        if again.busy {
+                            if !sh.settings.wait {
+                                return Outcome::Skipped {
+                                    reason: SkipReason::Busy { job: None },
+                                };
+                            }
+                            if let Err(f) = sh.wait_until_idle(&name, id, None).await {
+                                return fail(
+                                    f,
+                                    "while waiting for the busy runner; nothing changed",
+                                );
+                            }
+                        }
+                        continue;
+                    }
+                    Ok(_) => {
+                        sh.emit(Event::Unregistered {
+                            runner: name.clone(),
+                            id,
+                            status: 404,
+                        });
+                        break;
+                    }
+                    Err(f) => return fail(f, "while looking up a runner GitHub no longer knows"),
+                }
+            }
+            Unregistered::Busy { .. } => {
+                if !sh.settings.wait {
+                    return Outcome::Skipped {
+                        reason: if wait_first || job.is_some() {
+                            SkipReason::Busy { job }
+                        } else {
+                            SkipReason::BusyAtUnregister
+                        },
+                    };
+                }
+                if let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
+                    return fail(f, "while waiting for the busy runner; nothing changed");
+                }
+            }
+            // `unregister` only returns the three answers above.
+            other => {
+                return Outcome::Failed {
+                    reason: format!("unexpected unregister answer {}", other.status()),
+                };
+            }
+        }
+    }
+
+    // A job may have been assigned just as the unregister went through: watch, then check.
+    if !sh.settings.confirm_window.is_zero() {
+        sh.emit(Event::Waiting {
+            runner: name.clone(),
+            reason: WaitReason::ConfirmWindow,
+            job: None,
+        });
+        if let Err(s) = sh.pause(sh.settings.confirm_window).await {
+            return sh.stopped(s, "after the unregister, in the confirm window; pod kept");
+        }
+    }
+    loop {
+        let activity = match sh.cluster(|| sh.k8s.activity(&target)).await {
+            Ok(a) => a,
+            Err(f) => return fail(f, "during the idle check; pod kept"),
+        };
+        match activity {
+            // The pod went away or was replaced: nothing runs on our pod any more. A scale-set
+            // EphemeralRunner may still be there with a dead registration: delete it below.
+            PodActivity::Gone if !matches!(target, DeleteTarget::EphemeralRunner { .. }) => {
+                return Outcome::Drained {
+                    deleted: target.display(),
+                    note: Some("pod already gone".into()),
+                };
+            }
+            PodActivity::Gone | PodActivity::Present { job: None } => break,
+            PodActivity::Present { job: Some(running) } => {
+                if !sh.settings.wait {
+                    return Outcome::Held { job: Some(running) };
+                }
+                sh.emit(Event::Waiting {
+                    runner: name.clone(),
+                    reason: WaitReason::Held,
+                    job: Some(running.clone()),
+                });
+                if let Err(s) = sh.pause(sh.settings.poll_interval).await {
+                    return match s {
+                        Stop::Deadline => Outcome::Held { job: Some(running) },
+                        s => sh.stopped(s, "while a held job runs; pod kept"),
+                    };
+                }
+            }
+        }
+    }
+
+    // Unregistered and confirmed idle: delete the right object, guarded by its uid.
+    if let DeleteTarget::Pod { annotate: true, .. } = target {
+        match sh.cluster(|| sh.k8s.annotate_unregistered(&target)).await {
+            Ok(status) => {
+                sh.emit(Event::Mutated(Mutation {
+                    action: "annotate",
+                    target: format!("pod/{}/{}", target.namespace(), target.pod_name()),
+                    runner_id: Some(id),
+                    status,
+                }));
+                // 404: gone; 409: a replacement under the same name. Neither is ours to delete.
+                if status == 404 || status == 409 {
+                    return Outcome::Drained {
+                        deleted: target.display(),
+                        note: Some(if status == 404 {
+                            "pod already gone".into()
+                        } else {
+                            "replaced by a new pod of the same name, which was left alone".into()
+                        }),
+                    };
+                }
+            }
+            Err(f) => return fail(f, "while annotating the pod; pod kept"),
+        }
+    }
+    match sh.cluster(|| sh.k8s.delete(&target)).await {
+        Ok(d) => {
+            sh.emit(Event::Mutated(Mutation {
+                action: "delete",
+                target: target.display(),
+                runner_id: Some(id),
+                status: d.status(),
+            }));
+            Outcome::Drained {
+                deleted: target.display(),
+                note: match d {
+                    Deleted::Deleted => None,
+                    Deleted::NotFound => Some("already gone".into()),
+                    Deleted::Replaced => Some(
+                        "replaced by a new object of the same name, which was left alone".into(),
+                    ),
+                },
+            }
+        }
+        Err(f) => fail(f, "while deleting; unregistered, pod kept"),
+    }
+}

@@ -1,0 +1,656 @@
+//! The pipeline's decisions against scripted GitHub and cluster fakes: every branch of
+//! DESIGN.md §4, and the invariant that nothing is deleted without a 204/404 and an idle check.
+//! Time is tokio's paused clock, so waits cost nothing and nothing here is time-sensitive.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::cli::Rate;
+use crate::context::Interrupt;
+use crate::drain::event::{Event, Outcome};
+use crate::drain::ops::*;
+use crate::drain::pacer::RateHint;
+use crate::drain::pipeline::{RunResult, Settings, run};
+use crate::drain::plan::*;
+
+/// Everything the fakes saw, in order.
+#[derive(Default)]
+struct Log(Mutex<Vec<String>>);
+
+impl Log {
+    fn push(&self, s: String) {
+        self.0.lock().unwrap().push(s);
+    }
+    fn all(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+#[derive(Clone, Default)]
+struct FakeGitHub {
+    /// Scripted unregister answers per id; when empty: 204.
+    answers: Arc<Mutex<BTreeMap<u64, VecDeque<Unregistered>>>>,
+    /// Scripted busy readings per id for GET; when empty: not busy. `None` entries mean 404.
+    busy: Arc<Mutex<BTreeMap<u64, VecDeque<Option<bool>>>>>,
+    /// Registrations by name for `?name=`.
+    by_name: Arc<Mutex<BTreeMap<String, u64>>>,
+    log: Arc<Log>,
+}
+
+impl GitHubOps for FakeGitHub {
+    async fn unregister(&self, id: u64) -> (Unregistered, RateHint) {
+        let a = self
+            .answers
+            .lock()
+            .unwrap()
+            .get_mut(&id)
+            .and_then(VecDeque::pop_front)
+            .unwrap_or(Unregistered::Removed);
+        self.log.push(format!("unregister {id} -> {}", a.status()));
+        (a, RateHint::default())
+    }
+
+    async fn runner(&self, id: u64) -> Result<Option<RunnerNow>, ReadError> {
+        let b = self
+            .busy
+            .lock()
+            .unwrap()
+            .get_mut(&id)
+            .and_then(VecDeque::pop_front)
+            .unwrap_or(Some(false));
+        self.log.push(format!("get {id}"));
+        Ok(b.map(|busy| RunnerNow { id, busy }))
+    }
+
+    async fn runner_named(&self, name: &str) -> Result<Option<RunnerNow>, ReadError> {
+        self.log.push(format!("find {name}"));
+        Ok(self
+            .by_name
+            .lock()
+            .unwrap()
+            .get(name)
+            .map(|&id| RunnerNow { id, busy: false }))
+    }
+}
+
+#[derive(Clone, Default)]
+struct FakeCluster {
+    /// Scripted idle-check answers per pod name; when empty: idle.
+    activity: Arc<Mutex<BTreeMap<String, VecDeque<PodActivity>>>>,
+    /// Scripted delete answers per pod name; when empty: deleted.
+    deletes: Arc<Mutex<BTreeMap<String, Deleted>>>,
+    denied: Arc<Mutex<bool>>,
+    log: Arc<Log>,
+}
+
+impl ClusterOps for FakeCluster {
+    async fn activity(&self, t: &DeleteTarget) -> Result<PodActivity, ClusterError> {
+        self.log.push(format!("check {}", t.pod_name()));
+        Ok(self
+            .activity
+            .lock()
+            .unwrap()
+            .get_mut(t.pod_name())
+            .and_then(VecDeque::pop_front)
+            .unwrap_or(PodActivity::Present { job: None }))
+    }
+
+    async fn refresh(&self, t: &DeleteTarget) -> Result<Option<DeleteTarget>, ClusterError> {
+        Ok(Some(t.clone()))
+    }
+
+    async fn annotate_unregistered(&self, t: &DeleteTarget) -> Result<u16, ClusterError> {
+        self.log.push(format!("annotate {}", t.pod_name()));
+        Ok(200)
+    }
+
+    async fn delete(&self, t: &DeleteTarget) -> Result<Deleted, ClusterError> {
+        if *self.denied.lock().unwrap() {
+            return Err(ClusterError::Denied("pods is forbidden".into()));
+        }
+        self.log.push(format!("delete {}", t.display()));
+        Ok(self
+            .deletes
+            .lock()
+            .unwrap()
+            .get(t.pod_name())
+            .copied()
+            .unwrap_or(Deleted::Deleted))
+    }
+
+    async fn cordon(&self, _node: &str) -> Result<bool, ClusterError> {
+        Ok(false)
+    }
+}
+
+fn fakes() -> (FakeGitHub, FakeCluster, Arc<Log>) {
+    let log = Arc::new(Log::default());
+    (
+        FakeGitHub {
+            log: Arc::clone(&log),
+            ..Default::default()
+        },
+        FakeCluster {
+            log: Arc::clone(&log),
+            ..Default::default()
+        },
+        log,
+    )
+}
+
+fn candidate(name: &str, id: u64, state: State, owner: Owner) -> Candidate {
+    Candidate {
+        name: name.into(),
+        runner_id: Some(id),
+        state,
+        job: (state == State::Busy).then(|| "build".to_owned()),
+        pod: Some(PodRef {
+            namespace: "ns".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            node: None,
+            owner,
+        }),
+    }
+}
+
+fn er(name: &str) -> Owner {
+    Owner::EphemeralRunner {
+        name: name.into(),
+        uid: format!("er-{name}"),
+    }
+}
+
+fn settings(wait: bool) -> Settings {
+    Settings {
+        wait,
+        timeout: None,
+        poll_interval: Duration::from_secs(1),
+        confirm_window: Duration::from_secs(2),
+        concurrency: 4,
+        rate: Rate {
+            count: 0,
+            per: Duration::from_secs(1),
+        },
+        attempts: 3,
+        backoff: Duration::from_millis(100),
+    }
+}
+
+async fn drain(
+    gh: FakeGitHub,
+    k8s: FakeCluster,
+    cands: Vec<Candidate>,
+    s: Settings,
+    interrupt: Interrupt,
+) -> (RunResult, Vec<Event>) {
+    let steps = plan(&cands, PlanOptions { wait: s.wait });
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let r = run(gh, k8s, steps, s, tx, interrupt).await;
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    (r, events)
+}
+
+fn outcome(r: &RunResult, i: usize) -> &Outcome {
+    &r.outcomes[i].1
+}
+
+/// The invariant, checked on the fakes' log: every delete of a runner's object comes after an
+/// unregister of it answered 204 or 404 and a later idle check.
+fn assert_safe(log: &[String]) {
+    for (i, line) in log.iter().enumerate() {
+        if let Some(obj) = line.strip_prefix("delete ") {
+            let name = obj.rsplit('/').next().unwrap();
+            let check = log[..i]
+                .iter()
+                .rposition(|l| l == &format!("check {name}"))
+                .unwrap_or_else(|| panic!("delete of {name} without an idle check: {log:?}"));
+            let unreg = log[..check].iter().any(|l| {
+                l.starts_with("unregister ") && (l.ends_with("204") || l.ends_with("404"))
+            });
+            assert!(
+                unreg,
+                "delete of {name} without a 204/404 before its check: {log:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_scale_set_runner_is_unregistered_checked_and_its_ephemeral_runner_deleted() {
+    let (gh, k8s, log) = fakes();
+    let (r, events) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(
+        outcome(&r, 0),
+        &Outcome::Drained {
+            deleted: "ephemeralrunner/ns/r1".into(),
+            note: None
+        }
+    );
+    assert_eq!(
+        log.all(),
+        [
+            "unregister 1 -> 204",
+            "check r1",
+            "delete ephemeralrunner/ns/r1"
+        ]
+    );
+    let mutations: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Mutated(m) => Some((m.action, m.status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(mutations, [("unregister", 204), ("delete", 200)]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn legacy_pods_are_annotated_before_the_delete() {
+    let (gh, k8s, log) = fakes();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate(
+            "r1",
+            1,
+            State::Offline,
+            Owner::Runner { name: "r1".into() },
+        )],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    assert_eq!(
+        log.all(),
+        [
+            "unregister 1 -> 204",
+            "check r1",
+            "annotate r1",
+            "delete pod/ns/r1"
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn busy_in_the_list_is_skipped_without_any_call() {
+    let (gh, k8s, log) = fakes();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Busy, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(outcome(&r, 0).label(), "skipped-busy");
+    assert!(log.all().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_422_means_busy_and_the_pod_is_left_alone() {
+    let (gh, k8s, log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        1,
+        VecDeque::from([Unregistered::Busy {
+            message: "Bad request - Runner \"r1\" is still running a job".into(),
+        }]),
+    );
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(outcome(&r, 0).label(), "skipped-busy");
+    assert_eq!(log.all(), ["unregister 1 -> 422"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_wait_a_422_is_polled_until_idle_then_drained() {
+    let (gh, k8s, log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        1,
+        VecDeque::from([Unregistered::Busy {
+            message: "busy".into(),
+        }]),
+    );
+    gh.busy
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from([Some(true), Some(true), Some(false)]));
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(true),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    let l = log.all();
+    assert_eq!(l.iter().filter(|x| x.starts_with("get 1")).count(), 3);
+    assert_safe(&l);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_job_seen_after_a_204_holds_the_pod() {
+    let (gh, k8s, log) = fakes();
+    k8s.activity.lock().unwrap().insert(
+        "r1".into(),
+        VecDeque::from([PodActivity::Present {
+            job: Some("deploy".into()),
+        }]),
+    );
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(
+        outcome(&r, 0),
+        &Outcome::Held {
+            job: Some("deploy".into())
+        }
+    );
+    assert!(!log.all().iter().any(|l| l.starts_with("delete")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_wait_a_held_runner_is_deleted_once_its_job_ends() {
+    let (gh, k8s, log) = fakes();
+    let job = PodActivity::Present {
+        job: Some("deploy".into()),
+    };
+    k8s.activity
+        .lock()
+        .unwrap()
+        .insert("r1".into(), VecDeque::from([job.clone(), job]));
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(true),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    let l = log.all();
+    assert_eq!(l.iter().filter(|x| x.starts_with("check")).count(), 3);
+    assert_safe(&l);
+}
+
+#[tokio::test(start_paused = true)]
+async fn transient_failures_are_retried_then_fail_with_the_pod_untouched() {
+    let (gh, k8s, log) = fakes();
+    let t = || Unregistered::Transient {
+        status: Some(502),
+        reason: "502 Bad Gateway".into(),
+    };
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from([t(), t(), Unregistered::Removed]));
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(2, VecDeque::from([t(), t(), t(), t()]));
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![
+            candidate("r1", 1, State::Idle, er("r1")),
+            candidate("r2", 2, State::Idle, er("r2")),
+        ],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    assert!(
+        matches!(outcome(&r, 1), Outcome::Failed { reason } if reason.contains("after 3 attempts"))
+    );
+    let l = log.all();
+    assert!(!l.iter().any(|x| x == "delete ephemeralrunner/ns/r2"));
+    assert_eq!(
+        l.iter().filter(|x| x.starts_with("unregister 2")).count(),
+        3
+    );
+    assert_safe(&l);
+}
+
+#[tokio::test(start_paused = true)]
+async fn rate_limits_pause_and_retry() {
+    let (gh, k8s, log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        1,
+        VecDeque::from([Unregistered::RateLimited {
+            wait: Duration::from_secs(60),
+        }]),
+    );
+    let start = tokio::time::Instant::now();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    assert!(tokio::time::Instant::now() - start >= Duration::from_secs(60));
+    assert_eq!(
+        log.all()[..2],
+        ["unregister 1 -> 429", "unregister 1 -> 204"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_permission_error_stops_everything_and_touches_no_pod() {
+    let (gh, k8s, log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        1,
+        VecDeque::from([Unregistered::Denied {
+            status: 403,
+            message: "Resource not accessible by integration".into(),
+        }]),
+    );
+    let mut s = settings(false);
+    s.confirm_window = Duration::from_secs(30);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![
+            candidate("r1", 1, State::Idle, er("r1")),
+            candidate("r2", 2, State::Idle, er("r2")),
+        ],
+        s,
+        Interrupt::default(),
+    )
+    .await;
+    assert!(r.denied.as_deref().is_some_and(|d| d.contains("403")));
+    assert!(matches!(outcome(&r, 0), Outcome::Failed { .. }));
+    assert!(matches!(
+        outcome(&r, 1),
+        Outcome::Stopped { .. } | Outcome::Failed { .. }
+    ));
+    assert!(
+        !log.all().iter().any(|l| l.starts_with("delete")),
+        "{:?}",
+        log.all()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_404_follows_a_re_registration_by_name() {
+    let (gh, k8s, log) = fakes();
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from([Unregistered::NotFound]));
+    gh.by_name.lock().unwrap().insert("r1".into(), 9);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate(
+            "r1",
+            1,
+            State::Idle,
+            Owner::StatefulSet { name: "s".into() },
+        )],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    let l = log.all();
+    assert_eq!(
+        l[..3],
+        ["unregister 1 -> 404", "find r1", "unregister 9 -> 204"]
+    );
+    assert_safe(&l);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_404_for_a_gone_runner_still_checks_before_deleting() {
+    let (gh, k8s, log) = fakes();
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from([Unregistered::NotFound]));
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    assert_eq!(
+        log.all(),
+        [
+            "unregister 1 -> 404",
+            "find r1",
+            "check r1",
+            "delete ephemeralrunner/ns/r1"
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replaced_pod_is_not_deleted_and_is_reported() {
+    let (gh, k8s, _log) = fakes();
+    k8s.deletes
+        .lock()
+        .unwrap()
+        .insert("r1".into(), Deleted::Replaced);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Drained { note: Some(n), .. } if n.contains("replaced"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_interrupt_before_the_start_changes_nothing() {
+    let (gh, k8s, log) = fakes();
+    let interrupt = Interrupt::default();
+    interrupt.trigger();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        interrupt,
+    )
+    .await;
+    assert!(r.interrupted);
+    assert_eq!(outcome(&r, 0).label(), "stopped");
+    assert!(log.all().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_interrupt_in_the_confirm_window_keeps_the_pod() {
+    let (gh, k8s, log) = fakes();
+    let interrupt = Interrupt::default();
+    let mut s = settings(false);
+    s.confirm_window = Duration::from_secs(60);
+    let trigger = interrupt.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        trigger.trigger();
+    });
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        s,
+        interrupt,
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Stopped { stage } if stage.contains("pod kept")));
+    assert_eq!(log.all(), ["unregister 1 -> 204"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_timeout_bounds_waiting_for_busy_runners() {
+    let (gh, k8s, log) = fakes();
+    gh.busy
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from(vec![Some(true); 1000]));
+    let mut s = settings(true);
+    s.timeout = Some(Duration::from_secs(30));
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Busy, er("r1"))],
+        s,
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(outcome(&r, 0).label(), "timed-out");
+    assert!(!log.all().iter().any(|l| l.starts_with("unregister")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn many_runners_pay_the_confirm_window_about_once() {
+    let (gh, k8s, _log) = fakes();
+    let cands: Vec<_> = (0..200)
+        .map(|i| candidate(&format!("r{i}"), i, State::Idle, er(&format!("r{i}"))))
+        .collect();
+    let mut s = settings(false);
+    s.concurrency = 2;
+    s.confirm_window = Duration::from_secs(10);
+    let start = tokio::time::Instant::now();
+    let (r, _) = drain(gh, k8s, cands, s, Interrupt::default()).await;
+    assert!(r.outcomes.iter().all(|(_, o)| o.label() == "drained"));
+    // 200 runners at concurrency 2 would take 1,000 s if each held a slot through its window.
+    assert!(tokio::time::Instant::now() - start < Duration::from_secs(20));
+}

@@ -1,0 +1,459 @@
+//! Everything `drain` shows: the dry-run plan, progress or event lines while it runs, the audit
+//! log, the summary table and the JSON result document.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use comfy_table::{Table, presets};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use crate::context::Stream;
+use crate::drain::event::{Event, Outcome, WaitReason};
+use crate::drain::plan::{Action, Step};
+use crate::error::Result;
+use crate::output::audit::AuditLog;
+use crate::output::style::Presentation;
+
+/// The run's setting, for the prompt, the plan and the result document.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scene {
+    /// The API path of the scope: `orgs/acme`, `repos/acme/app` or `enterprises/big`.
+    pub scope: String,
+    /// How messages name it: ``org `acme` ``.
+    #[serde(skip)]
+    pub scope_text: String,
+    pub context: Option<String>,
+    pub namespaces: Vec<String>,
+    pub node: Option<String>,
+}
+
+/// The question asked before a drain.
+pub fn prompt(verb: &str, steps: &[Step], scene: &Scene) -> String {
+    let c = crate::drain::plan::counts(steps);
+    let mut q = format!(
+        "{verb} {} runner{} of {}",
+        c.drain + c.wait,
+        if c.drain + c.wait == 1 { "" } else { "s" },
+        scene.scope_text
+    );
+    if let Some(ctx) = &scene.context {
+        q.push_str(&format!(" in context `{ctx}`"));
+    }
+    q.push_str(&format!(", {}", namespaces(scene)));
+    let mut notes = Vec::new();
+    if c.wait > 0 {
+        notes.push(format!("{} busy will be waited for", c.wait));
+    }
+    if c.skip_busy > 0 {
+        notes.push(format!("{} busy will be skipped", c.skip_busy));
+    }
+    if c.skip_other > 0 {
+        notes.push(format!("{} left alone", c.skip_other));
+    }
+    if !notes.is_empty() {
+        q.push_str(&format!(" ({})", notes.join(", ")));
+    }
+    q.push('?');
+    q
+}
+
+fn namespaces(scene: &Scene) -> String {
+    match scene.namespaces.as_slice() {
+        [] => "all namespaces".to_owned(),
+        [one] => format!("namespace `{one}`"),
+        many => format!("namespaces `{}`", many.join("`, `")),
+    }
+}
+
+/// What the plan does with one runner, in words.
+pub fn describe_action(step: &Step) -> String {
+    match &step.action {
+        Action::Drain {
+            runner_id,
+            target,
+            wait_first,
+        } => {
+            let first = if *wait_first {
+                "wait until idle, then unregister"
+            } else {
+                "unregister"
+            };
+            format!(
+                "{first} runner {runner_id}, confirm idle, delete {}",
+                target.display()
+            )
+        }
+        Action::Skip(reason) => format!("skip ({})", reason.describe()),
+    }
+}
+
+/// The dry-run plan as a table for stdout.
+pub fn plan_table(steps: &[Step], no_headers: bool) -> String {
+    let mut t = plain_table();
+    if !no_headers {
+        t.set_header(["RUNNER", "NAMESPACE", "NODE", "STATE", "PLAN"]);
+    }
+    for s in steps {
+        let pod = s.candidate.pod.as_ref();
+        t.add_row([
+            s.candidate.name.clone(),
+            pod.map_or("-".into(), |p| p.namespace.clone()),
+            pod.and_then(|p| p.node.clone())
+                .unwrap_or_else(|| "-".into()),
+            s.candidate.state.as_str().to_owned(),
+            describe_action(s),
+        ]);
+    }
+    render(&mut t)
+}
+
+/// kubectl-style columns: no borders, two spaces between columns, no trailing blanks.
+fn render(t: &mut Table) -> String {
+    for c in t.column_iter_mut() {
+        c.set_padding((0, 2));
+    }
+    format!("{}\n", t.trim_fmt())
+}
+
+fn plain_table() -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::NOTHING);
+    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+    t
+}
+
+/// One runner in the result document.
+#[derive(Debug, Serialize)]
+pub struct RunnerResult {
+    pub name: String,
+    pub id: Option<u64>,
+    pub namespace: Option<String>,
+    pub node: Option<String>,
+    pub state: &'static str,
+    /// The planned action: `drain`, `wait-then-drain` or `skip`.
+    pub plan: &'static str,
+    pub outcome: &'static str,
+    pub detail: String,
+    pub job: Option<String>,
+}
+
+/// Counts of outcomes.
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Totals {
+    pub selected: usize,
+    pub drained: usize,
+    pub skipped_busy: usize,
+    pub skipped: usize,
+    pub held: usize,
+    pub failed: usize,
+    pub timed_out: usize,
+    pub stopped: usize,
+}
+
+pub fn totals(outcomes: &[(Step, Outcome)]) -> Totals {
+    let mut t = Totals {
+        selected: outcomes.len(),
+        ..Totals::default()
+    };
+    for (_, o) in outcomes {
+        match o.label() {
+            "drained" => t.drained += 1,
+            "skipped-busy" => t.skipped_busy += 1,
+            "skipped" => t.skipped += 1,
+            "held" => t.held += 1,
+            "failed" => t.failed += 1,
+            "timed-out" => t.timed_out += 1,
+            _ => t.stopped += 1,
+        }
+    }
+    t
+}
+
+/// The `-o json` document of a drain (or of its dry run, with `outcome: "planned"`).
+#[derive(Debug, Serialize)]
+pub struct DrainDocument {
+    #[serde(rename = "apiVersion")]
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub dry_run: bool,
+    #[serde(flatten)]
+    pub scene: Scene,
+    pub exit_code: u8,
+    pub totals: Totals,
+    pub runners: Vec<RunnerResult>,
+}
+
+fn plan_label(step: &Step) -> &'static str {
+    match step.action {
+        Action::Drain {
+            wait_first: true, ..
+        } => "wait-then-drain",
+        Action::Drain { .. } => "drain",
+        Action::Skip(_) => "skip",
+    }
+}
+
+pub fn runner_result(step: &Step, outcome: Option<&Outcome>) -> RunnerResult {
+    let pod = step.candidate.pod.as_ref();
+    let job = match outcome {
+        Some(Outcome::Held { job }) => job.clone(),
+        _ => step.candidate.job.clone(),
+    };
+    RunnerResult {
+        name: step.candidate.name.clone(),
+        id: step.candidate.runner_id,
+        namespace: pod.map(|p| p.namespace.clone()),
+        node: pod.and_then(|p| p.node.clone()),
+        state: step.candidate.state.as_str(),
+        plan: plan_label(step),
+        outcome: outcome.map_or("planned", Outcome::label),
+        detail: outcome.map_or_else(|| describe_action(step), Outcome::detail),
+        job,
+    }
+}
+
+/// The summary table and pending list for stderr.
+pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool) -> String {
+    let mut t = plain_table();
+    if !no_headers {
+        t.set_header(["RUNNER", "NAMESPACE", "NODE", "OUTCOME", "DETAIL"]);
+    }
+    for (s, o) in outcomes {
+        let r = runner_result(s, Some(o));
+        t.add_row([
+            r.name,
+            r.namespace.unwrap_or_else(|| "-".into()),
+            r.node.unwrap_or_else(|| "-".into()),
+            r.outcome.to_owned(),
+            r.detail,
+        ]);
+    }
+    let tot = totals(outcomes);
+    let mut out = if outcomes.is_empty() {
+        String::new()
+    } else {
+        render(&mut t)
+    };
+    out.push_str(&format!(
+        "{} selected: {} drained, {} skipped (busy), {} skipped (other), {} held, {} failed, {} timed out, {} stopped\n",
+        tot.selected,
+        tot.drained,
+        tot.skipped_busy,
+        tot.skipped,
+        tot.held,
+        tot.failed,
+        tot.timed_out,
+        tot.stopped
+    ));
+    let pending: Vec<_> = outcomes.iter().filter(|(_, o)| o.is_pending()).collect();
+    if !pending.is_empty() {
+        out.push_str("There are runners still pending:\n");
+        for (s, o) in pending {
+            out.push_str(&format!(
+                "  runner/{} ({}: {})\n",
+                s.candidate.name,
+                o.label(),
+                o.detail()
+            ));
+        }
+    }
+    out
+}
+
+/// Consumes drain events: progress bars on a terminal, one line per event otherwise, and the
+/// audit log. Returns the first audit-log write error, if any.
+pub async fn report(
+    mut rx: mpsc::UnboundedReceiver<Event>,
+    stderr: Stream,
+    pres: Presentation,
+    total: usize,
+    mut audit: Option<AuditLog>,
+) -> Result<()> {
+    let mut lines = Lines::new(stderr, pres, total);
+    let mut audit_error = None;
+    while let Some(e) = rx.recv().await {
+        if let (Event::Mutated(m), Some(log)) = (&e, audit.as_mut())
+            && let Err(err) = log.record(m)
+            && audit_error.is_none()
+        {
+            audit_error = Some(err);
+        }
+        lines.show(&e);
+    }
+    lines.finish();
+    audit_error.map_or(Ok(()), Err)
+}
+
+/// The live view: either indicatif bars or kubectl-style event lines.
+struct Lines {
+    stderr: Stream,
+    pres: Presentation,
+    bars: Option<(MultiProgress, ProgressBar, ProgressBar)>,
+    /// (runner, reason) pairs already announced, so polling doesn't repeat lines.
+    said: BTreeSet<(String, String)>,
+    waiting: BTreeMap<String, Option<String>>,
+    in_flight: BTreeSet<String>,
+}
+
+impl Lines {
+    fn new(stderr: Stream, pres: Presentation, total: usize) -> Self {
+        let bars = pres.progress.then(|| {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            let style =
+                ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} runners {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
+            let main = multi.add(ProgressBar::new(total as u64).with_style(style));
+            let status = multi.add(
+                ProgressBar::new_spinner().with_style(
+                    ProgressStyle::with_template("{spinner} {wide_msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                ),
+            );
+            (multi, main, status)
+        });
+        Lines {
+            stderr,
+            pres,
+            bars,
+            said: BTreeSet::new(),
+            waiting: BTreeMap::new(),
+            in_flight: BTreeSet::new(),
+        }
+    }
+
+    fn say(&self, line: String) {
+        if !self.pres.chatty {
+            return;
+        }
+        match &self.bars {
+            Some((multi, ..)) => {
+                let _ = multi.println(line);
+            }
+            None => {
+                let _ = self.stderr.write_str(&format!("{line}\n"));
+            }
+        }
+    }
+
+    fn once(&mut self, runner: &str, key: &str, line: String) {
+        if self.said.insert((runner.to_owned(), key.to_owned())) {
+            self.say(line);
+        }
+    }
+
+    fn show(&mut self, e: &Event) {
+        match e {
+            Event::Cordoned { node, already } => self.say(if *already {
+                format!("node/{node} already cordoned")
+            } else {
+                format!("node/{node} cordoned")
+            }),
+            Event::Started { runner } => {
+                self.in_flight.insert(runner.clone());
+            }
+            Event::Unregistered { runner, status, .. } => {
+                self.waiting.remove(runner);
+                self.say(if *status == 404 {
+                    format!("runner/{runner} already unregistered")
+                } else {
+                    format!("runner/{runner} unregistered")
+                });
+            }
+            Event::Waiting {
+                runner,
+                reason,
+                job,
+            } => {
+                let job_text = job
+                    .as_ref()
+                    .map_or(String::new(), |j| format!(": job \"{j}\""));
+                match reason {
+                    WaitReason::Busy => {
+                        self.waiting.insert(runner.clone(), job.clone());
+                        self.once(
+                            runner,
+                            "busy",
+                            format!("runner/{runner} waiting (busy{job_text})"),
+                        );
+                    }
+                    WaitReason::Held => {
+                        self.waiting.insert(runner.clone(), job.clone());
+                        self.once(
+                            runner,
+                            "held",
+                            format!("runner/{runner} held (a job started during unregistration{job_text}); waiting for it to end"),
+                        );
+                    }
+                    WaitReason::RateLimited => {
+                        self.once(
+                            runner,
+                            "rate",
+                            format!("runner/{runner} waiting (rate limited by GitHub)"),
+                        );
+                    }
+                    WaitReason::Retrying => {
+                        self.once(
+                            runner,
+                            "retry",
+                            format!("runner/{runner} retrying the unregister"),
+                        );
+                    }
+                    WaitReason::ConfirmWindow => {}
+                }
+            }
+            Event::Mutated(m) if m.action == "delete" => self.say(match m.status {
+                404 => format!("{} already gone", m.target),
+                409 => format!("{} replaced under the same name; left alone", m.target),
+                _ => format!("{} deleted", m.target),
+            }),
+            Event::Mutated(_) => {}
+            Event::Finished { runner, outcome } => {
+                self.in_flight.remove(runner);
+                self.waiting.remove(runner);
+                if !matches!(outcome, Outcome::Drained { .. }) {
+                    self.say(format!(
+                        "runner/{runner} {} ({})",
+                        outcome.label(),
+                        outcome.detail()
+                    ));
+                }
+                if let Some((_, main, _)) = &self.bars {
+                    main.inc(1);
+                }
+            }
+        }
+        self.refresh_status();
+    }
+
+    fn refresh_status(&self) {
+        if let Some((_, _, status)) = &self.bars {
+            let waiting: Vec<String> = self
+                .waiting
+                .iter()
+                .take(4)
+                .map(|(r, j)| match j {
+                    Some(j) => format!("{r} ({j})"),
+                    None => r.clone(),
+                })
+                .collect();
+            status.set_message(format!(
+                "in flight: {} · waiting: {}{}",
+                self.in_flight.len(),
+                self.waiting.len(),
+                if waiting.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", waiting.join(", "))
+                }
+            ));
+        }
+    }
+
+    fn finish(&self) {
+        if let Some((_, main, status)) = &self.bars {
+            main.finish_and_clear();
+            status.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! A running sandbox: the fake GitHub and Kubernetes APIs on 127.0.0.1, the world's clock
+//! ticking (jobs, controller), and the environment a command needs to use them. Integration
+//! tests use [`Sandbox`] in-process; `arcctl sandbox` wraps it.
+//!
+//! ```no_run
+//! # async fn example() -> arcctl::error::Result<()> {
+//! use arcctl::context::{Context, Env};
+//! use arcctl::sandbox::{self, Sandbox};
+//!
+//! let args = sandbox::options(["--runners", "10", "--busy", "0.5", "--job-duration", "600s"])
+//!     .expect("valid options");
+//! let sandbox = Sandbox::start(args).await?;
+//! // Run arcctl in-process against it, with the sandbox's environment (once per process,
+//! // install the TLS provider `main` installs).
+//! let _ = rustls::crypto::ring::default_provider().install_default();
+//! let (ctx, _out, _err) = Context::captured(Env::new(sandbox.env()));
+//! let code = arcctl::run(vec!["arcctl".into(), "list".into()], ctx).await;
+//! sandbox.stop_traffic();
+//! sandbox.settle().await;
+//! let report = sandbox.report();
+//! assert_eq!((code, report.jobs.killed), (0, 0));
+//! sandbox.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinHandle;
+
+use crate::cli::SandboxArgs;
+use crate::error::{Error, Result};
+use crate::sandbox::kubeconfig::{self, TempDir};
+use crate::sandbox::report::Report;
+use crate::sandbox::world::{SharedWorld, World, lock};
+use crate::sandbox::{github_api, kube_api};
+
+/// How often the world's clock ticks.
+const TICK: Duration = Duration::from_millis(50);
+/// The longest [`Sandbox::settle`] waits.
+const SETTLE_MAX: Duration = Duration::from_secs(10);
+
+/// A running sandbox. Its servers and clock stop when it is shut down or dropped.
+pub struct Sandbox {
+    world: SharedWorld,
+    github: SocketAddr,
+    kube: SocketAddr,
+    dir: TempDir,
+    kubeconfig: std::path::PathBuf,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+async fn bind(what: &str) -> Result<(tokio::net::TcpListener, SocketAddr)> {
+    let fail = |e: std::io::Error| {
+        Error::failed(format!("failed to bind the sandbox's {what} on 127.0.0.1")).with_source(e)
+    };
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .await
+        .map_err(fail)?;
+    let addr = listener.local_addr().map_err(fail)?;
+    Ok((listener, addr))
+}
+
+fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        // Ends only on an accept error; the sandbox aborts it on shutdown.
+        let _ = axum::serve(listener, router).await;
+    })
+}
+
+impl Sandbox {
+    /// Populates a world per `args` and starts it.
+    pub async fn start(args: SandboxArgs) -> Result<Sandbox> {
+        Sandbox::start_world(World::populated(args)).await
+    }
+
+    /// Starts an already built world (tests may adjust [`World::timing`] first).
+    pub async fn start_world(world: World) -> Result<Sandbox> {
+        let namespace = world.options.namespace.clone();
+        let world = world.shared();
+        let (gh_listener, github) = bind("GitHub API").await?;
+        let (kube_listener, kube) = bind("Kubernetes API").await?;
+        let dir = TempDir::new()?;
+        let kubeconfig = kubeconfig::write(dir.path(), &format!("http://{kube}"), &namespace)?;
+        let tasks = vec![
+            serve(gh_listener, github_api::router(world.clone())),
+            serve(kube_listener, kube_api::router(world.clone())),
+            tokio::spawn(clock(world.clone())),
+        ];
+        Ok(Sandbox {
+            world,
+            github,
+            kube,
+            dir,
+            kubeconfig,
+            tasks,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` of the fake GitHub REST API.
+    pub fn github_url(&self) -> String {
+        format!("http://{}", self.github)
+    }
+
+    /// `http://127.0.0.1:PORT` of the fake Kubernetes API server.
+    pub fn kube_url(&self) -> String {
+        format!("http://{}", self.kube)
+    }
+
+    /// The kubeconfig (context `sandbox`) pointing at the fake Kubernetes API.
+    pub fn kubeconfig_path(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The sandbox's private temp directory (holds the kubeconfig; removed with the sandbox).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The environment a command gets: `GITHUB_API_URL`, `GH_TOKEN`, `GITHUB_TOKEN`,
+    /// `KUBECONFIG`, `ARCCTL_ORG`.
+    pub fn env(&self) -> Vec<(String, String)> {
+        let w = lock(&self.world);
+        vec![
+            ("GITHUB_API_URL".to_owned(), self.github_url()),
+            ("GH_TOKEN".to_owned(), w.token.clone()),
+            ("GITHUB_TOKEN".to_owned(), w.token.clone()),
+            (
+                "KUBECONFIG".to_owned(),
+                self.kubeconfig.to_string_lossy().into_owned(),
+            ),
+            ("ARCCTL_ORG".to_owned(), w.options.org.clone()),
+        ]
+    }
+
+    /// The shared world.
+    pub fn world(&self) -> SharedWorld {
+        self.world.clone()
+    }
+
+    /// Stops job arrivals (running jobs still end).
+    pub fn stop_traffic(&self) {
+        lock(&self.world).stop_traffic();
+    }
+
+    /// Waits until the controller work begun so far is done (replacements created and
+    /// started; not work that jobs ending meanwhile begin); at most 10 s.
+    pub async fn settle(&self) {
+        let start = Instant::now();
+        let since = lock(&self.world).now();
+        while !lock(&self.world).settled_since(since) && start.elapsed() < SETTLE_MAX {
+            tokio::time::sleep(TICK).await;
+        }
+    }
+
+    /// The report of the world as it is now.
+    pub fn report(&self) -> Report {
+        lock(&self.world).report()
+    }
+
+    /// Stops the servers and the clock, and removes the temp directory.
+    pub async fn shutdown(mut self) {
+        for task in self.tasks.drain(..) {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Ticks the world until aborted.
+async fn clock(world: SharedWorld) {
+    let mut interval = tokio::time::interval(TICK);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        lock(&world).tick(Instant::now());
+    }
+}
