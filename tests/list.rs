@@ -707,3 +707,62 @@ async fn github_app_authentication() {
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("GitHub App 999"), "{err}");
 }
+
+#[tokio::test]
+async fn transient_github_faults_are_retried() {
+    // Only GitHub requests draw faults, one after another, so the seed fixes which fail.
+    let sb = start(&[
+        "--runners",
+        "250",
+        "--fault",
+        "github-5xx=0.3",
+        "--fault",
+        "github-reset=0.2",
+        "--seed",
+        "11",
+    ])
+    .await;
+    let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(items(&out).len(), 250);
+    let github = sb.report().requests.github;
+    assert!(
+        github.total > 3,
+        "some pages were retried: {:?}",
+        github.by_status
+    );
+}
+
+#[tokio::test]
+async fn kube_server_errors_are_retried() {
+    // With this seed three of the first five draws are faults and two are not: whichever way
+    // the pod and EphemeralRunner lists interleave, neither sees four faults in a row.
+    let sb = start(&["--runners", "20", "--fault", "kube-5xx=0.5", "--seed", "1"]).await;
+    let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(items(&out).len(), 20);
+    let kube = sb.report().requests.kube;
+    assert!(
+        kube.by_status.contains_key("500"),
+        "a fault struck: {:?}",
+        kube.by_status
+    );
+}
+
+#[tokio::test]
+async fn an_interrupt_stops_the_list_with_130() {
+    let sb = start(&["--runners", "2"]).await;
+    let (ctx, out, err) = arcctl::context::Context::captured(arcctl::context::Env::new(sb.env()));
+    ctx.interrupt.trigger();
+    let code = arcctl::run(
+        ["arcctl", "list", "-A"]
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+        ctx,
+    )
+    .await;
+    assert_eq!(code, 130);
+    assert_eq!(out.text(), "");
+    assert_eq!(err.text(), "error: interrupted\n");
+}

@@ -339,7 +339,7 @@ impl Cluster {
             tail_lines: Some(lines),
             ..LogParams::default()
         };
-        api.logs(pod, &lp)
+        read_with_retries(|| api.logs(pod, &lp))
             .await
             .map_err(|e| kube_error(e, "get", "pods/log", Some(namespace), &self.server))
             .map_err(|e| {
@@ -486,7 +486,7 @@ where
     let mut out = Vec::new();
     let mut lp = lp.clone();
     loop {
-        let page = match api.list(&lp).await {
+        let page = match read_with_retries(|| api.list(&lp)).await {
             Ok(page) => page,
             Err(kube::Error::Api(s)) if s.code == 404 && at.missing_ok && out.is_empty() => {
                 return Ok(Vec::new());
@@ -499,6 +499,35 @@ where
             None => return Ok(out),
         }
     }
+}
+
+/// Whether a failed read is worth another try: server errors and lost connections, not
+/// denials, not-founds or bad requests.
+fn transient(e: &kube::Error) -> bool {
+    match e {
+        kube::Error::Api(s) => s.code >= 500 || s.code == 429,
+        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
+        _ => false,
+    }
+}
+
+/// Runs a read, retrying transient failures a few times with jittered backoff (kube-rs itself
+/// retries only 429/503/504). Mutations are never retried here: their callers decide.
+async fn read_with_retries<T, F, Fut>(read: F) -> Result<T, kube::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, kube::Error>>,
+{
+    use backon::Retryable;
+    let backoff = backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(200))
+        .with_max_delay(Duration::from_secs(3))
+        .with_max_times(3)
+        .with_jitter();
+    read.retry(backoff)
+        .sleep(tokio::time::sleep)
+        .when(transient)
+        .await
 }
 
 /// What a list call covers, for its error messages.
@@ -667,6 +696,16 @@ mod tests {
             e.message(),
             "failed to list `pods` in namespace `a`: Kubernetes answered 500 boom"
         );
+    }
+
+    #[test]
+    fn only_server_errors_and_lost_connections_are_retried() {
+        assert!(transient(&api(500, "InternalError", "")));
+        assert!(transient(&api(503, "ServiceUnavailable", "")));
+        assert!(transient(&api(429, "TooManyRequests", "")));
+        assert!(!transient(&api(403, "Forbidden", "")));
+        assert!(!transient(&api(404, "NotFound", "")));
+        assert!(!transient(&api(400, "BadRequest", "")));
     }
 
     #[test]
