@@ -27,6 +27,7 @@ async fn done_criterion_250_mixed_runners_joined_with_busy_as_reported() {
     .await;
     let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
     assert_eq!(code, 0, "{err}");
+    assert_matches_schema(&out);
     let items = items(&out);
     assert_eq!(items.len(), 250);
     // Each runner joined with its pod.
@@ -109,7 +110,10 @@ async fn every_state_appears_when_the_world_makes_it() {
             )
             .unwrap();
     }
-    let after = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let (_, doc, _) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    // The document, with every state in it, matches the published schema.
+    assert_matches_schema(&doc);
+    let after = items(&doc);
     let state = |n: &str| after.iter().find(|i| i["name"] == n).unwrap()["state"].clone();
     assert_eq!(state(&offline), "offline");
     assert_eq!(state(&orphan), "pod-only");

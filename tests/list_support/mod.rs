@@ -133,3 +133,29 @@ pub fn registration_template() -> arcctl::sandbox::world::Registration {
         job_assigned_at: None,
     }
 }
+
+/// Asserts that a `-o json` document matches `tests/fixtures/runner-list.schema.json` (the
+/// schema the README documents), and that the schema would notice a broken one.
+pub fn assert_matches_schema(json: &str) {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("runner-list.schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let doc: Value = serde_json::from_str(json).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    if doc["items"].get(0).is_some() {
+        let mut bad_state = doc.clone();
+        bad_state["items"][0]["state"] = Value::from("sleeping");
+        assert!(!validator.is_valid(&bad_state));
+        let mut missing_key = doc.clone();
+        missing_key["items"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("job");
+        assert!(!validator.is_valid(&missing_key));
+    }
+}
