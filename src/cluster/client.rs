@@ -562,6 +562,16 @@ pub(crate) fn kube_error(
                 ns.map(|n| format!(" in `{n}`")).unwrap_or_default()
             ))
         }
+        // A list the server calls malformed carries our user's selector.
+        kube::Error::Api(s) if s.code == 400 && verb == "list" => Error::usage(format!(
+            "Kubernetes refused the selection when listing {place} (400 {})",
+            if s.message.is_empty() {
+                &s.reason
+            } else {
+                &s.message
+            }
+        ))
+        .with_hint("check -l/--selector and --node"),
         kube::Error::Api(s) => {
             let message = if s.message.is_empty() {
                 s.reason.clone()
@@ -584,5 +594,92 @@ pub(crate) fn kube_error(
             ))
             .with_source(other)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(code: u16, reason: &str, message: &str) -> kube::Error {
+        let status: kube::core::Status = serde_json::from_value(serde_json::json!({
+            "status": "Failure", "code": code, "reason": reason, "message": message,
+        }))
+        .unwrap();
+        kube::Error::Api(Box::new(status))
+    }
+
+    #[test]
+    fn denials_are_exit_4_naming_verb_resource_and_namespace() {
+        let e = kube_error(
+            api(
+                403,
+                "Forbidden",
+                "pods is forbidden: User \"u\" cannot list resource \"pods\"",
+            ),
+            "list",
+            "pods",
+            Some("arc"),
+            "http://k",
+        );
+        assert_eq!(e.exit_code(), 4);
+        assert!(e.message().starts_with(
+            "Kubernetes denied `list` on `pods` in namespace `arc` (403 pods is forbidden"
+        ));
+        assert!(e.hint().unwrap().contains("`list` pods in `arc`"));
+        let e = kube_error(
+            api(401, "Unauthorized", ""),
+            "get",
+            "nodes",
+            None,
+            "http://k",
+        );
+        assert_eq!(e.exit_code(), 4);
+        assert_eq!(
+            e.message(),
+            "Kubernetes denied `get` on `nodes` (401 Unauthorized)"
+        );
+    }
+
+    #[test]
+    fn bad_selections_are_usage_errors_and_the_rest_failures() {
+        let e = kube_error(
+            api(400, "BadRequest", "unable to parse requirement"),
+            "list",
+            "pods",
+            None,
+            "",
+        );
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.hint().unwrap().contains("--selector"));
+        let e = kube_error(
+            api(500, "InternalError", "boom"),
+            "list",
+            "pods",
+            Some("a"),
+            "",
+        );
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(
+            e.message(),
+            "failed to list `pods` in namespace `a`: Kubernetes answered 500 boom"
+        );
+    }
+
+    #[test]
+    fn only_server_errors_and_lost_connections_are_retried() {
+        assert!(retry::is_transient(&api(500, "InternalError", "")));
+        assert!(retry::is_transient(&api(503, "ServiceUnavailable", "")));
+        assert!(retry::is_transient(&api(429, "TooManyRequests", "")));
+        assert!(!retry::is_transient(&api(403, "Forbidden", "")));
+        assert!(!retry::is_transient(&api(404, "NotFound", "")));
+        assert!(!retry::is_transient(&api(400, "BadRequest", "")));
+    }
+
+    #[test]
+    fn namespace_scopes() {
+        assert!(NamespaceScope::All.contains("x"));
+        let only = NamespaceScope::Only(vec!["a".into(), "b".into()]);
+        assert!(only.contains("b") && !only.contains("c"));
     }
 }

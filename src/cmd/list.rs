@@ -47,9 +47,12 @@ pub(crate) async fn run(ctx: &Context, args: ListArgs) -> Result<u8> {
         pods: selection.pods,
         group: github_settings.group.clone(),
     };
+    // Nothing to undo on Ctrl-C: stop reading and say so (checked first, so a pending
+    // interrupt always wins).
     let inv = tokio::select! {
-        inv = inventory::gather(&github, &cluster, &query, &selection.filter) => inv?,
+        biased;
         () = ctx.interrupt.triggered() => return Err(Error::interrupted("interrupted")),
+        inv = inventory::gather(&github, &cluster, &query, &selection.filter) => inv?,
     };
     crate::output::list::write(ctx, style, &inv, jiff::Timestamp::now())
 }
