@@ -319,7 +319,10 @@ pub fn resolve_github(args: &GitHubArgs, env: &Env) -> Result<GitHubSettings> {
         base_url,
         credentials,
         group,
-        ca_cert: args.ca_cert.clone(),
+        ca_cert: args
+            .ca_cert
+            .clone()
+            .or_else(|| env.get("ARCCTL_CA_CERT").map(PathBuf::from)),
         request_timeout: DEFAULT_REQUEST_TIMEOUT,
     })
 }

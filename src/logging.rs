@@ -1,0 +1,88 @@
+//! `-v`, `-vv`, `-vvv`: diagnostic logs on the command's stderr (`ctx.stderr`), through
+//! `tracing`.
+//!
+//! Each run gets its own subscriber (tests run many commands in one process), attached to the
+//! command's future with [`WithSubscriber`](tracing::instrument::WithSubscriber); tasks the
+//! command spawns carry it along with `with_current_subscriber()`, and the GitHub client keeps
+//! the one it was built under. Levels:
+//!
+//! - `-v`: every request arcctl sends, GitHub and Kubernetes: method, URL, status, time;
+//! - `-vv`: what arcctl decides from the answers (rate limits, token renewals, retries);
+//! - `-vvv`: everything arcctl logs, and the HTTP stacks' own debug output.
+//!
+//! What is logged never holds a credential: request headers are not logged at all, response
+//! bodies neither (an installation token arrives in one), and URLs carry no secrets.
+
+use tracing::Dispatch;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+
+use crate::context::Stream;
+
+/// The filter directives for a `-v` count; `None` when nothing is logged.
+fn directives(verbosity: u8) -> Option<&'static str> {
+    match verbosity {
+        0 => None,
+        1 => Some("arcctl=info,kube_client=debug"),
+        2 => Some("arcctl=debug,kube_client=debug"),
+        _ => Some("arcctl=trace,kube_client=trace,reqwest=debug,hyper_util=debug"),
+    }
+}
+
+/// The subscriber for a run with `verbosity` (`-v` count), writing to `stderr`.
+pub(crate) fn dispatch(verbosity: u8, stderr: &Stream) -> Option<Dispatch> {
+    let filter = EnvFilter::builder().parse_lossy(directives(verbosity)?);
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(StderrWriter(stderr.clone()))
+        .with_ansi(false)
+        .with_target(verbosity >= 3)
+        .with_timer(tracing_subscriber::fmt::time::uptime())
+        .finish();
+    Some(Dispatch::new(subscriber))
+}
+
+/// `ctx.stderr` as a `tracing_subscriber` writer: one write per log line.
+#[derive(Clone)]
+struct StderrWriter(Stream);
+
+impl std::io::Write for StderrWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write_str(&String::from_utf8_lossy(buf))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for StderrWriter {
+    type Writer = StderrWriter;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_follow_the_count() {
+        let (stream, capture) = Stream::capture();
+        assert!(dispatch(0, &stream).is_none());
+        let d = dispatch(1, &stream).unwrap();
+        tracing::dispatcher::with_default(&d, || {
+            tracing::info!("a request");
+            tracing::debug!("a decision");
+        });
+        let text = capture.text();
+        assert!(text.contains("a request"), "{text}");
+        assert!(!text.contains("a decision"), "{text}");
+        let d = dispatch(2, &stream).unwrap();
+        tracing::dispatcher::with_default(&d, || tracing::debug!("a decision"));
+        assert!(capture.text().contains("a decision"));
+    }
+}
