@@ -137,10 +137,20 @@ async fn the_documented_rbac_allows_everything_arcctl_sends() {
     }
 }
 
+/// ARC mode, rule text, its replacement, arcctl's arguments, the verb and resource denied.
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str, &str, &[&str], &str, &str); 5] = [
+    let cases: [Case; 5] = [
         (
             "scale-set",
             "resources: [\"nodes\"]\n    verbs: [\"get\", \"patch\"]",
