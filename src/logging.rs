@@ -4,7 +4,9 @@
 //! Each run gets its own subscriber (tests run many commands in one process), attached to the
 //! command's future with [`WithSubscriber`](tracing::instrument::WithSubscriber); tasks the
 //! command spawns carry it along with `with_current_subscriber()`, and the GitHub client keeps
-//! the one it was built under. Levels:
+//! the one it was built under. The Kubernetes client sends its requests from a task of its own
+//! (kube-rs buffers them), so [`KubeLog`] carries the subscriber into it and logs each request
+//! there. Levels:
 //!
 //! - `-v`: every request arcctl sends, GitHub and Kubernetes: method, URL, status, time;
 //! - `-vv`: what arcctl decides from the answers (rate limits, token renewals, retries);
@@ -13,7 +15,14 @@
 //! What is logged never holds a credential: request headers are not logged at all, response
 //! bodies neither (an installation token arrives in one), and URLs carry no secrets.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use axum::http::{Request, Response};
 use tracing::Dispatch;
+use tracing::instrument::WithSubscriber;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
@@ -23,8 +32,8 @@ use crate::context::Stream;
 fn directives(verbosity: u8) -> Option<&'static str> {
     match verbosity {
         0 => None,
-        1 => Some("arcctl=info,kube_client=debug"),
-        2 => Some("arcctl=debug,kube_client=debug"),
+        1 => Some("arcctl=info"),
+        2 => Some("arcctl=debug"),
         _ => Some("arcctl=trace,kube_client=trace,reqwest=debug,hyper_util=debug"),
     }
 }
@@ -62,6 +71,76 @@ impl<'a> MakeWriter<'a> for StderrWriter {
 
     fn make_writer(&'a self) -> Self::Writer {
         self.clone()
+    }
+}
+
+/// A tower layer for the Kubernetes client: logs every request (method, URL, status, time) to
+/// the subscriber current when the layer was made, and runs the client's own tracing under it.
+#[derive(Clone)]
+pub(crate) struct KubeLog(Dispatch);
+
+impl KubeLog {
+    /// Logs to the current run's subscriber.
+    pub(crate) fn current() -> Self {
+        KubeLog(tracing::dispatcher::get_default(Dispatch::clone))
+    }
+}
+
+impl<S> tower::Layer<S> for KubeLog {
+    type Service = KubeLogService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        KubeLogService {
+            inner,
+            logs: self.0.clone(),
+        }
+    }
+}
+
+/// The service of [`KubeLog`].
+#[derive(Clone)]
+pub(crate) struct KubeLogService<S> {
+    inner: S,
+    logs: Dispatch,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, B, R> tower::Service<Request<B>> for KubeLogService<S>
+where
+    S: tower::Service<Request<B>, Response = Response<R>>,
+    S::Future: Send + 'static,
+    S::Error: std::fmt::Display,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<S::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        // Only the method and URL: the request's headers carry the bearer token.
+        let shown = format!("{} {}", req.method(), req.uri());
+        let started = Instant::now();
+        let logs = self.logs.clone();
+        let inner = &mut self.inner;
+        let future = tracing::dispatcher::with_default(&logs, || inner.call(req));
+        Box::pin(
+            async move {
+                let result = future.await;
+                let ms = started.elapsed().as_millis();
+                match &result {
+                    Ok(resp) => {
+                        tracing::info!("kube: {shown} → {} in {ms} ms", resp.status().as_u16());
+                    }
+                    Err(e) => tracing::info!("kube: {shown} → {e} after {ms} ms"),
+                }
+                result
+            }
+            .with_subscriber(logs),
+        )
     }
 }
 

@@ -148,12 +148,16 @@ impl Cluster {
         config.reset_reader_on_write = true;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = kube::Client::try_from(config).map_err(|e| {
-            Error::failed(format!(
-                "failed to set up the Kubernetes client for {server}"
-            ))
-            .with_source(e)
-        })?;
+        // Requests are logged (`-v`) by a layer that carries the run's log subscriber.
+        let client = kube::client::ClientBuilder::try_from(config)
+            .map_err(|e| {
+                Error::failed(format!(
+                    "failed to set up the Kubernetes client for {server}"
+                ))
+                .with_source(e)
+            })?
+            .with_layer(&crate::logging::KubeLog::current())
+            .build();
         Ok(Cluster {
             client,
             default_namespace,

@@ -74,8 +74,15 @@ pub(crate) fn app_jwt(app: &AppCredentials, now: SystemTime) -> Result<SecretStr
         exp: now + 540,
         iss: app.app_id.to_string(),
     };
-    let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &key)
-        .map_err(|e| Error::failed("failed to sign the GitHub App JWT").with_source(e))?;
+    // A public key in PEM form loads but cannot sign: name the file, never its content.
+    let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &key).map_err(|e| {
+        Error::usage(format!(
+            "failed to sign the GitHub App JWT with the key {}",
+            app.key_source
+        ))
+        .with_source(e)
+        .with_hint("the key must be the App's private key (PEM), not its public key")
+    })?;
     Ok(SecretString::from(jwt))
 }
 
