@@ -348,7 +348,22 @@ pub struct KubeSettings {
     pub kubeconfig_source: &'static str,
     pub context: Option<String>,
     pub namespaces: Namespaces,
+    /// The service account to use when there is no kubeconfig.
+    pub in_cluster: InCluster,
 }
+
+/// Where a pod finds its API server and service account: `KUBERNETES_SERVICE_HOST` and
+/// `KUBERNETES_SERVICE_PORT` (from `ctx.env`) and the mounted account's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InCluster {
+    pub host: Option<String>,
+    pub port: Option<String>,
+    /// Holds `token`, `ca.crt` and `namespace`.
+    pub account_dir: PathBuf,
+}
+
+/// Where Kubernetes mounts a pod's service account.
+pub const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /// Resolves the Kubernetes settings from flags and `ctx.env`.
 pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
@@ -390,6 +405,11 @@ pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
         kubeconfig_source,
         context: args.context.clone().filter(|c| !c.is_empty()),
         namespaces,
+        in_cluster: InCluster {
+            host: env.get("KUBERNETES_SERVICE_HOST").map(str::to_owned),
+            port: env.get("KUBERNETES_SERVICE_PORT").map(str::to_owned),
+            account_dir: PathBuf::from(SERVICE_ACCOUNT_DIR),
+        },
     })
 }
 

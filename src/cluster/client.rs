@@ -113,11 +113,7 @@ impl Cluster {
                         .with_hint("set KUBECONFIG or pass --kubeconfig PATH"),
                 );
             }
-            kube::Config::incluster().map_err(|e| {
-                Error::usage("no kubeconfig found and not running inside a cluster")
-                    .with_source(e)
-                    .with_hint("set KUBECONFIG or pass --kubeconfig PATH")
-            })?
+            crate::cluster::in_cluster::config(&settings.in_cluster)?
         } else {
             let kubeconfig = read_kubeconfigs(&settings.kubeconfig, settings.kubeconfig_source)?;
             let contexts: Vec<String> =
