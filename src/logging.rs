@@ -77,12 +77,19 @@ impl<'a> MakeWriter<'a> for StderrWriter {
 /// A tower layer for the Kubernetes client: logs every request (method, URL, status, time) to
 /// the subscriber current when the layer was made, and runs the client's own tracing under it.
 #[derive(Clone)]
-pub(crate) struct KubeLog(Dispatch);
+pub(crate) struct KubeLog {
+    logs: Dispatch,
+    /// The API server URL, shown before the request's path.
+    server: String,
+}
 
 impl KubeLog {
     /// Logs to the current run's subscriber.
-    pub(crate) fn current() -> Self {
-        KubeLog(tracing::dispatcher::get_default(Dispatch::clone))
+    pub(crate) fn current(server: &str) -> Self {
+        KubeLog {
+            logs: tracing::dispatcher::get_default(Dispatch::clone),
+            server: server.trim_end_matches('/').to_owned(),
+        }
     }
 }
 
@@ -92,7 +99,8 @@ impl<S> tower::Layer<S> for KubeLog {
     fn layer(&self, inner: S) -> Self::Service {
         KubeLogService {
             inner,
-            logs: self.0.clone(),
+            logs: self.logs.clone(),
+            server: self.server.clone(),
         }
     }
 }
@@ -102,6 +110,7 @@ impl<S> tower::Layer<S> for KubeLog {
 pub(crate) struct KubeLogService<S> {
     inner: S,
     logs: Dispatch,
+    server: String,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -122,7 +131,7 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         // Only the method and URL: the request's headers carry the bearer token.
-        let shown = format!("{} {}", req.method(), req.uri());
+        let shown = format!("{} {}{}", req.method(), self.server, req.uri());
         let started = Instant::now();
         let logs = self.logs.clone();
         let inner = &mut self.inner;

@@ -152,7 +152,7 @@ impl Cluster {
                 ))
                 .with_source(e)
             })?
-            .with_layer(&crate::logging::KubeLog::current())
+            .with_layer(&crate::logging::KubeLog::current(&server))
             .build();
         Ok(Cluster {
             client,
