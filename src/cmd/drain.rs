@@ -51,7 +51,7 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let scene = Scene {
         scope: github_settings.scope.path(),
         scope_text: github_settings.scope.describe(),
-        context: kube_settings.context.clone(),
+        context: Some(cluster.context().to_owned()),
         namespaces: match &namespaces {
             crate::cluster::NamespaceScope::All => Vec::new(),
             crate::cluster::NamespaceScope::Only(list) => list.clone(),
