@@ -284,3 +284,18 @@ async fn ghes_over_tls_needs_the_private_ca() {
         run.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_github_app_on_ghes_behind_a_private_ca() {
+    let sb = app_sandbox(&["--runners", "2", "--tls"]).await;
+    let env = app_env(&sb);
+    assert!(
+        env.get("GITHUB_API_URL")
+            .is_some_and(|u| u.starts_with("https://"))
+    );
+    assert!(env.get("ARCCTL_CA_CERT").is_some());
+    let run = run_with(env, &sb, &["list", "-A", "-o", "name"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 2);
+    assert_eq!(count(&sb.report(), true, "POST", "/access_tokens"), 1);
+}

@@ -67,7 +67,7 @@ async fn check(secrets: &Secrets, sb: &Sandbox, env: &Env, args: &[&str]) -> Run
     if matches!(args[0], "list" | "drain" | "recreate") {
         args.push("-vvv");
     }
-    if args[0] == "drain" {
+    if matches!(args[0], "drain" | "recreate") {
         args.extend_from_slice(&FAST);
     }
     let mut inv = Invocation::new(sb);
@@ -98,7 +98,7 @@ async fn no_command_shows_a_token_at_vvv() {
         &["list", "-A", "-o", "name"],
         &["list", "-A", "--group", "Default"],
         &["drain", "-A", "--all", "--dry-run"],
-        &["recreate", "-A", "--all", "--yes"],
+        &["recreate", "-A", "--all", "--yes", "--ready-timeout", "30s"],
         &["completions", "bash"],
     ] {
         let run = check(&secrets, &sb, &env, args).await;

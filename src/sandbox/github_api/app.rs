@@ -145,6 +145,7 @@ fn installation(api: &Api, headers: &HeaderMap) -> Value {
     let world = world::lock(&api.world);
     let org = world.options.org.clone();
     let app_id = world.options.app_id.unwrap_or_default();
+    let scheme = if world.options.tls { "https" } else { "http" };
     drop(world);
     json!({
         "id": INSTALLATION_ID,
@@ -157,9 +158,9 @@ fn installation(api: &Api, headers: &HeaderMap) -> Value {
         "events": [],
         "repository_selection": "all",
         "single_file_name": null,
-        "access_tokens_url": format!("http://{host}/app/installations/{INSTALLATION_ID}/access_tokens"),
-        "repositories_url": format!("http://{host}/installation/repositories"),
-        "html_url": format!("http://{host}/organizations/{org}/settings/installations/{INSTALLATION_ID}"),
+        "access_tokens_url": format!("{scheme}://{host}/app/installations/{INSTALLATION_ID}/access_tokens"),
+        "repositories_url": format!("{scheme}://{host}/installation/repositories"),
+        "html_url": format!("{scheme}://{host}/organizations/{org}/settings/installations/{INSTALLATION_ID}"),
         "created_at": "2024-01-01T00:00:00Z",
         "updated_at": "2024-01-01T00:00:00Z",
     })
