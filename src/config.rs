@@ -208,7 +208,8 @@ pub fn resolve_token(args: &GitHubArgs, env: &Env) -> Result<(SecretString, Stri
     }
     Err(Error::auth("no GitHub token").with_hint(
         "set GH_TOKEN (or GITHUB_TOKEN), or pass --token-file PATH; tokens are never taken \
-         from flag values",
+         from flag values. For a GitHub App, pass --app-id and --app-key PATH (or set \
+         ARCCTL_APP_ID and ARCCTL_APP_KEY_FILE)",
     ))
 }
 

@@ -210,7 +210,7 @@ async fn without_any_credentials_the_error_names_all_three_token_sources() {
     env.remove("GITHUB_TOKEN");
     let run = run_with(env, &sb, &["list", "-A"]).await;
     assert_eq!(run.code, 4, "{}", run.stderr);
-    for name in ["GH_TOKEN", "GITHUB_TOKEN", "--token-file"] {
+    for name in ["GH_TOKEN", "GITHUB_TOKEN", "--token-file", "--app-id"] {
         assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
     }
 }
