@@ -189,7 +189,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --seed 'Seed of the simulation: the same seed gives the same world'
             cand --report 'Write the verdict as JSON to this file'
             cand --tls 'Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is written to the sandbox''s directory and exported as ARCCTL_CA_CERT'
-            cand --demo 'Run the built-in demonstration: a populated world with job traffic, then the verdict'
+            cand --demo 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

@@ -184,7 +184,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l rbac -d 'Enfor
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l seed -d 'Seed of the simulation: the same seed gives the same world' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l report -d 'Write the verdict as JSON to this file' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l tls -d 'Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is written to the sandbox\'s directory and exported as ARCCTL_CA_CERT'
-complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a populated world with job traffic, then the verdict'
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s V -l version -d 'Print version'
 complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s h -l help -d 'Print help'
