@@ -551,7 +551,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__sandbox)
-            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --fault --secondary-limit --forbid-namespace --app-id --app-public-key --seed --report --demo --help --version"
+            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --fault --secondary-limit --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -614,6 +614,14 @@ _arcctl() {
                     return 0
                     ;;
                 --app-public-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app-token-lifetime)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rbac)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

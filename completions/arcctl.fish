@@ -51,7 +51,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l token-file -d 'Re
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
-complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l context -d 'The kubeconfig context to use' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
@@ -89,7 +89,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l token-file -d 'R
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
-complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
@@ -135,7 +135,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l token-file -d
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
-complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l context -d 'The kubeconfig context to use' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
@@ -179,8 +179,11 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l secondary-limi
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l forbid-namespace -d 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-id -d 'Accept GitHub App JWTs for this App id' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-public-key -d 'The App\'s public key (PEM), to verify JWTs' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-token-lifetime -d 'How long the installation tokens the App gets stay valid (GitHub: 1 hour); expired ones are refused with 401' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l rbac -d 'Enforce the RBAC rules of the Roles and ClusterRoles in this YAML file on the Kubernetes API: anything they do not allow is answered 403' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l seed -d 'Seed of the simulation: the same seed gives the same world' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l report -d 'Write the verdict as JSON to this file' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l tls -d 'Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is written to the sandbox\'s directory and exported as ARCCTL_CA_CERT'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s V -l version -d 'Print version'

@@ -125,7 +125,8 @@ pub struct GitHubArgs {
     /// GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE].
     #[arg(long, value_name = "PATH")]
     pub app_key: Option<PathBuf>,
-    /// Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server.
+    /// Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env:
+    /// ARCCTL_CA_CERT].
     #[arg(long, value_name = "PATH")]
     pub ca_cert: Option<PathBuf>,
 }
@@ -386,6 +387,18 @@ pub struct SandboxArgs {
     /// The App's public key (PEM), to verify JWTs.
     #[arg(long, value_name = "PATH", requires = "app_id")]
     pub app_public_key: Option<PathBuf>,
+    /// How long the installation tokens the App gets stay valid (GitHub: 1 hour); expired ones
+    /// are refused with 401.
+    #[arg(long, default_value = "1h", value_name = "DUR", value_parser = parse_duration, requires = "app_id")]
+    pub app_token_lifetime: std::time::Duration,
+    /// Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is
+    /// written to the sandbox's directory and exported as ARCCTL_CA_CERT.
+    #[arg(long)]
+    pub tls: bool,
+    /// Enforce the RBAC rules of the Roles and ClusterRoles in this YAML file on the
+    /// Kubernetes API: anything they do not allow is answered 403.
+    #[arg(long, value_name = "FILE")]
+    pub rbac: Option<PathBuf>,
     /// Seed of the simulation: the same seed gives the same world.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,

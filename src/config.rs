@@ -208,7 +208,8 @@ pub fn resolve_token(args: &GitHubArgs, env: &Env) -> Result<(SecretString, Stri
     }
     Err(Error::auth("no GitHub token").with_hint(
         "set GH_TOKEN (or GITHUB_TOKEN), or pass --token-file PATH; tokens are never taken \
-         from flag values",
+         from flag values. For a GitHub App, pass --app-id and --app-key PATH (or set \
+         ARCCTL_APP_ID and ARCCTL_APP_KEY_FILE)",
     ))
 }
 
@@ -319,7 +320,10 @@ pub fn resolve_github(args: &GitHubArgs, env: &Env) -> Result<GitHubSettings> {
         base_url,
         credentials,
         group,
-        ca_cert: args.ca_cert.clone(),
+        ca_cert: args
+            .ca_cert
+            .clone()
+            .or_else(|| env.get("ARCCTL_CA_CERT").map(PathBuf::from)),
         request_timeout: DEFAULT_REQUEST_TIMEOUT,
     })
 }
@@ -345,7 +349,22 @@ pub struct KubeSettings {
     pub kubeconfig_source: &'static str,
     pub context: Option<String>,
     pub namespaces: Namespaces,
+    /// The service account to use when there is no kubeconfig.
+    pub in_cluster: InCluster,
 }
+
+/// Where a pod finds its API server and service account: `KUBERNETES_SERVICE_HOST` and
+/// `KUBERNETES_SERVICE_PORT` (from `ctx.env`) and the mounted account's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InCluster {
+    pub host: Option<String>,
+    pub port: Option<String>,
+    /// Holds `token`, `ca.crt` and `namespace`.
+    pub account_dir: PathBuf,
+}
+
+/// Where Kubernetes mounts a pod's service account.
+pub const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /// Resolves the Kubernetes settings from flags and `ctx.env`.
 pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
@@ -387,6 +406,11 @@ pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
         kubeconfig_source,
         context: args.context.clone().filter(|c| !c.is_empty()),
         namespaces,
+        in_cluster: InCluster {
+            host: env.get("KUBERNETES_SERVICE_HOST").map(str::to_owned),
+            port: env.get("KUBERNETES_SERVICE_PORT").map(str::to_owned),
+            account_dir: PathBuf::from(SERVICE_ACCOUNT_DIR),
+        },
     })
 }
 

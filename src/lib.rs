@@ -12,6 +12,7 @@ pub mod drain;
 pub mod error;
 pub mod github;
 pub mod inventory;
+pub(crate) mod logging;
 pub mod output;
 pub mod sandbox;
 
@@ -49,7 +50,20 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
             return code;
         }
     };
-    match dispatch(&ctx, cli.command).await {
+    let verbosity = match &cli.command {
+        Command::List(a) => a.output.verbose,
+        Command::Drain(a) => a.output.verbose,
+        Command::Recreate(a) => a.output.verbose,
+        Command::Sandbox(_) | Command::Completions(_) => 0,
+    };
+    let result = match logging::dispatch(verbosity, &ctx.stderr) {
+        Some(logs) => {
+            use tracing::instrument::WithSubscriber;
+            dispatch(&ctx, cli.command).with_subscriber(logs).await
+        }
+        None => dispatch(&ctx, cli.command).await,
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             let _ = ctx.stderr.write_str(&output::render_error(&e));

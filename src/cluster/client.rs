@@ -116,11 +116,7 @@ impl Cluster {
                         .with_hint("set KUBECONFIG or pass --kubeconfig PATH"),
                 );
             }
-            kube::Config::incluster().map_err(|e| {
-                Error::usage("no kubeconfig found and not running inside a cluster")
-                    .with_source(e)
-                    .with_hint("set KUBECONFIG or pass --kubeconfig PATH")
-            })?
+            crate::cluster::in_cluster::config(&settings.in_cluster)?
         } else {
             let kubeconfig = read_kubeconfigs(&settings.kubeconfig, settings.kubeconfig_source)?;
             let contexts: Vec<String> =
@@ -158,12 +154,16 @@ impl Cluster {
         config.reset_reader_on_write = true;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = kube::Client::try_from(config).map_err(|e| {
-            Error::failed(format!(
-                "failed to set up the Kubernetes client for {server}"
-            ))
-            .with_source(e)
-        })?;
+        // Requests are logged (`-v`) by a layer that carries the run's log subscriber.
+        let client = kube::client::ClientBuilder::try_from(config)
+            .map_err(|e| {
+                Error::failed(format!(
+                    "failed to set up the Kubernetes client for {server}"
+                ))
+                .with_source(e)
+            })?
+            .with_layer(&crate::logging::KubeLog::current(&server))
+            .build();
         Ok(Cluster {
             client,
             default_namespace,

@@ -5,6 +5,7 @@
 
 pub mod arc;
 pub mod client;
+pub(crate) mod in_cluster;
 pub mod model;
 pub(crate) mod retry;
 pub mod runner_log;

@@ -14,6 +14,7 @@ use std::time::Duration;
 use backon::BackoffBuilder;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::Instant;
+use tracing::instrument::WithSubscriber;
 
 use crate::cli::Rate;
 use crate::context::Interrupt;
@@ -129,15 +130,19 @@ pub async fn run<G: GitHubOps, K: ClusterOps>(
     let mut tasks = tokio::task::JoinSet::new();
     for (index, step) in steps.iter().cloned().enumerate() {
         let shared = Arc::clone(&shared);
-        tasks.spawn(async move {
-            let runner = step.candidate.name.clone();
-            let outcome = drive(&shared, step).await;
-            shared.emit(Event::Finished {
-                runner,
-                outcome: outcome.clone(),
-            });
-            (index, outcome)
-        });
+        // Runner tasks log (`-v`) to the run's subscriber.
+        tasks.spawn(
+            async move {
+                let runner = step.candidate.name.clone();
+                let outcome = drive(&shared, step).await;
+                shared.emit(Event::Finished {
+                    runner,
+                    outcome: outcome.clone(),
+                });
+                (index, outcome)
+            }
+            .with_current_subscriber(),
+        );
     }
     let mut outcomes: Vec<Option<Outcome>> = vec![None; steps.len()];
     while let Some(joined) = tasks.join_next().await {

@@ -74,8 +74,15 @@ pub(crate) fn app_jwt(app: &AppCredentials, now: SystemTime) -> Result<SecretStr
         exp: now + 540,
         iss: app.app_id.to_string(),
     };
-    let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &key)
-        .map_err(|e| Error::failed("failed to sign the GitHub App JWT").with_source(e))?;
+    // A public key in PEM form loads but cannot sign: name the file, never its content.
+    let jwt = jsonwebtoken::encode(&Header::new(Algorithm::RS256), &claims, &key).map_err(|e| {
+        Error::usage(format!(
+            "failed to sign the GitHub App JWT with the key {}",
+            app.key_source
+        ))
+        .with_source(e)
+        .with_hint("the key must be the App's private key (PEM), not its public key")
+    })?;
     Ok(SecretString::from(jwt))
 }
 
@@ -100,15 +107,19 @@ pub(crate) struct Minted {
 }
 
 impl Minted {
-    /// Keeps the token until shortly before `expires_at` (RFC 3339); without one, for 50 min.
+    /// Keeps the token until shortly before `expires_at` (RFC 3339); without one, for 55 min.
+    /// The margin is [`RENEW_BEFORE`], or a fifth of the token's lifetime when that is shorter
+    /// (a token that lives 10 s is renewed after 8 s, not at every request).
     pub fn new(token: String, expires_at: Option<&str>, now: SystemTime) -> Self {
         let expires = expires_at
             .and_then(|t| t.parse::<jiff::Timestamp>().ok())
             .map(|t| UNIX_EPOCH + Duration::from_secs(t.as_second().max(0).unsigned_abs()))
             .unwrap_or(now + Duration::from_secs(3600));
+        let lifetime = expires.duration_since(now).unwrap_or_default();
+        let margin = RENEW_BEFORE.min(lifetime / 5);
         Minted {
             token: SecretString::from(token),
-            renew_at: expires.checked_sub(RENEW_BEFORE).unwrap_or(now).max(now),
+            renew_at: expires.checked_sub(margin).unwrap_or(now).max(now),
         }
     }
 
@@ -135,6 +146,11 @@ mod tests {
         assert!(!format!("{e:?}").contains("not-a-key-but-secret"));
     }
 
+    fn at(t: &str) -> SystemTime {
+        let t: jiff::Timestamp = t.parse().unwrap();
+        UNIX_EPOCH + Duration::from_secs(t.as_second().unsigned_abs())
+    }
+
     #[test]
     fn minted_tokens_renew_before_expiry() {
         let now = UNIX_EPOCH + Duration::from_secs(1_790_000_000);
@@ -144,6 +160,14 @@ mod tests {
         assert_eq!(m.renew_at, expires - RENEW_BEFORE);
         assert!(m.fresh(now));
         assert!(!m.fresh(expires - Duration::from_secs(60)));
+        // A short-lived token is kept for four fifths of its life.
+        let m = Minted::new(
+            "t".into(),
+            Some("2026-09-21T12:00:10Z"),
+            at("2026-09-21T12:00:00Z"),
+        );
+        assert!(m.fresh(at("2026-09-21T12:00:07Z")));
+        assert!(!m.fresh(at("2026-09-21T12:00:08Z")));
         // Already (nearly) expired: renew at once.
         let m = Minted::new("t".into(), Some("2000-01-01T00:00:00Z"), now);
         assert!(!m.fresh(now));

@@ -215,6 +215,8 @@ pub struct GitHubClient {
     scope: Scope,
     last_rate: Arc<Mutex<Option<RateInfo>>>,
     retry: RetryPolicy,
+    /// The run's log subscriber (`-v`), kept so that requests from any task are logged to it.
+    logs: tracing::Dispatch,
 }
 
 impl std::fmt::Debug for GitHubClient {
@@ -272,6 +274,7 @@ impl GitHubClient {
             scope: settings.scope.clone(),
             last_rate: Arc::new(Mutex::new(None)),
             retry: RetryPolicy::default(),
+            logs: tracing::dispatcher::get_default(tracing::Dispatch::clone),
         })
     }
 
@@ -547,9 +550,35 @@ impl GitHubClient {
     }
 
     /// Sends one request with the current credentials; any HTTP status is `Ok`.
+    ///
+    /// An App's installation token that GitHub refuses (401) although it was thought fresh
+    /// (clock skew, a revoked token) is dropped and the request sent once more with a new one.
     async fn send(&self, method: Method, url: Url) -> Result<Reply, Failure> {
         let bearer = self.bearer().await?;
+        let reply = self.send_as(method.clone(), url.clone(), &bearer).await?;
+        if reply.status != StatusCode::UNAUTHORIZED
+            || !matches!(self.credentials, Credentials::App(_))
+        {
+            return Ok(reply);
+        }
+        {
+            let mut minted = self.minted.lock().await;
+            // Another request may have renewed it already.
+            if minted
+                .as_ref()
+                .is_some_and(|m| m.token.expose_secret() == bearer.expose_secret())
+            {
+                *minted = None;
+            }
+        }
+        self.log(|| tracing::debug!("installation token refused (401); minting a new one"));
+        let bearer = self.bearer().await?;
         self.send_as(method, url, &bearer).await
+    }
+
+    /// Emits log events to the run's subscriber.
+    fn log(&self, event: impl FnOnce()) {
+        tracing::dispatcher::with_default(&self.logs, event);
     }
 
     /// Sends one request with `bearer`; any HTTP status is `Ok`.
@@ -559,19 +588,45 @@ impl GitHubClient {
         url: Url,
         bearer: &SecretString,
     ) -> Result<Reply, Failure> {
+        let started = std::time::Instant::now();
+        let shown = format!("{method} {url}");
         let resp = self
             .http
             .request(method, url)
             .bearer_auth(bearer.expose_secret())
             .send()
             .await
-            .map_err(|e| Failure::Transport {
-                kind: classify(&e),
-                source: e,
+            .map_err(|e| {
+                let kind = classify(&e);
+                self.log(|| {
+                    tracing::info!(
+                        "github: {shown} → {} after {} ms",
+                        kind.describe(),
+                        started.elapsed().as_millis()
+                    );
+                });
+                Failure::Transport { kind, source: e }
             })?;
         let status = resp.status();
         let headers = resp.headers().clone();
         let rate = RateInfo::from_headers(&headers);
+        self.log(|| {
+            tracing::info!(
+                "github: {shown} → {} in {} ms",
+                status.as_u16(),
+                started.elapsed().as_millis()
+            );
+            tracing::debug!(
+                request_id = headers
+                    .get("x-github-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or(""),
+                remaining = ?rate.remaining,
+                reset = ?rate.reset,
+                retry_after = ?rate.retry_after,
+                "github: rate limit"
+            );
+        });
         if rate != RateInfo::default() {
             *self
                 .last_rate
@@ -620,6 +675,17 @@ impl GitHubClient {
         let t: InstallationToken =
             self.app_answer(&reply, app.app_id, "get an installation token for")?;
         let m = Minted::new(t.token, t.expires_at.as_deref(), now);
+        self.log(|| {
+            tracing::debug!(
+                "github: minted an installation token for GitHub App {} (installation \
+                 {installation}), expires at {}, renewed after {}",
+                app.app_id,
+                t.expires_at.as_deref().unwrap_or("(not given)"),
+                jiff::Timestamp::try_from(m.renew_at)
+                    .map(|t| t.to_string())
+                    .unwrap_or_default()
+            );
+        });
         let token = m.token.clone();
         *minted = Some(m);
         Ok(token)

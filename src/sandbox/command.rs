@@ -197,12 +197,26 @@ const SCOPE_VARS: [&str; 5] = [
     "ARCCTL_APP_KEY_FILE",
 ];
 
+/// Tokens a command would prefer over the App's credentials.
+const TOKEN_VARS: [&str; 2] = ["GH_TOKEN", "GITHUB_TOKEN"];
+
 /// The command's environment: ours, with the sandbox's variables, without other GitHub
 /// scopes, and with 127.0.0.1 exempt from any HTTP proxy.
+///
+/// When the sandbox runs a GitHub App (it exports `ARCCTL_APP_ID`), the caller's
+/// `ARCCTL_APP_KEY_FILE` (the App's private key) is kept and tokens are dropped, so that the
+/// command authenticates as the App.
 fn child_env(env: &Env, sandbox: Vec<(String, String)>) -> Vec<(String, String)> {
+    let app = sandbox.iter().any(|(k, _)| k == "ARCCTL_APP_ID");
     let mut out: std::collections::BTreeMap<String, String> = env
         .iter()
-        .filter(|(k, _)| !SCOPE_VARS.contains(k))
+        .filter(|(k, _)| {
+            if app {
+                *k == "ARCCTL_APP_KEY_FILE" || !(SCOPE_VARS.contains(k) || TOKEN_VARS.contains(k))
+            } else {
+                !SCOPE_VARS.contains(k)
+            }
+        })
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     out.extend(sandbox);
@@ -294,6 +308,23 @@ mod tests {
         assert!(!out.contains_key("ARCCTL_REPO"));
         assert_eq!(out["NO_PROXY"], "corp.example,127.0.0.1,localhost");
         assert_eq!(out["no_proxy"], "127.0.0.1,localhost");
+    }
+
+    #[test]
+    fn an_app_sandbox_keeps_the_app_key_and_drops_tokens() {
+        let env = Env::new([
+            ("GH_TOKEN", "ghp_real"),
+            ("ARCCTL_APP_KEY_FILE", "/k.pem"),
+            ("ARCCTL_APP_ID", "1"),
+        ]);
+        let sandbox = vec![("ARCCTL_APP_ID".to_owned(), "4242".to_owned())];
+        let out: std::collections::BTreeMap<_, _> = child_env(&env, sandbox).into_iter().collect();
+        assert_eq!(out["ARCCTL_APP_KEY_FILE"], "/k.pem");
+        assert_eq!(out["ARCCTL_APP_ID"], "4242");
+        assert!(!out.contains_key("GH_TOKEN"));
+        // Without an App, the caller's App key never reaches the command.
+        let out: std::collections::BTreeMap<_, _> = child_env(&env, vec![]).into_iter().collect();
+        assert!(!out.contains_key("ARCCTL_APP_KEY_FILE"));
     }
 
     #[test]

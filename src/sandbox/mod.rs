@@ -20,6 +20,7 @@ pub mod scenario;
 pub mod server;
 pub mod stats;
 pub mod store;
+pub mod tls;
 pub mod world;
 
 pub use server::Sandbox;

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::sandbox::kubeconfig::{self, TempDir};
 use crate::sandbox::report::Report;
 use crate::sandbox::world::{SharedWorld, World, lock};
-use crate::sandbox::{github_api, kube_api};
+use crate::sandbox::{github_api, kube_api, tls};
 
 /// How often the world's clock ticks.
 const TICK: Duration = Duration::from_millis(50);
@@ -49,6 +49,8 @@ pub struct Sandbox {
     kube: SocketAddr,
     dir: TempDir,
     kubeconfig: std::path::PathBuf,
+    /// `--tls`: the CA of the GitHub API's certificate.
+    ca_cert: Option<std::path::PathBuf>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -79,13 +81,22 @@ impl Sandbox {
     /// Starts an already built world (tests may adjust [`World::timing`] first).
     pub async fn start_world(world: World) -> Result<Sandbox> {
         let namespace = world.options.namespace.clone();
+        let tls = world.options.tls;
+        kube_api::check_options(&world.options)?;
         let world = world.shared();
         let (gh_listener, github) = bind("GitHub API").await?;
         let (kube_listener, kube) = bind("Kubernetes API").await?;
         let dir = TempDir::new()?;
         let kubeconfig = kubeconfig::write(dir.path(), &format!("http://{kube}"), &namespace)?;
+        let github_router = github_api::router(world.clone());
+        let (github_task, ca_cert) = if tls {
+            let (acceptor, ca) = tls::acceptor(dir.path())?;
+            (tls::serve(gh_listener, github_router, acceptor), Some(ca))
+        } else {
+            (serve(gh_listener, github_router), None)
+        };
         let tasks = vec![
-            serve(gh_listener, github_api::router(world.clone())),
+            github_task,
             serve(kube_listener, kube_api::router(world.clone())),
             tokio::spawn(clock(world.clone())),
         ];
@@ -95,13 +106,19 @@ impl Sandbox {
             kube,
             dir,
             kubeconfig,
+            ca_cert,
             tasks,
         })
     }
 
-    /// `http://127.0.0.1:PORT` of the fake GitHub REST API.
+    /// `http://127.0.0.1:PORT` of the fake GitHub REST API (`https` with `--tls`).
     pub fn github_url(&self) -> String {
-        format!("http://{}", self.github)
+        let scheme = if self.ca_cert.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.github)
     }
 
     /// `http://127.0.0.1:PORT` of the fake Kubernetes API server.
@@ -120,19 +137,42 @@ impl Sandbox {
     }
 
     /// The environment a command gets: `GITHUB_API_URL`, `GH_TOKEN`, `GITHUB_TOKEN`,
-    /// `KUBECONFIG`, `ARCCTL_ORG`.
+    /// `KUBECONFIG`, `ARCCTL_ORG`. With `--app-id`, `ARCCTL_APP_ID` and
+    /// `ARCCTL_INSTALLATION_ID` instead of the tokens (the App's private key is the caller's:
+    /// `ARCCTL_APP_KEY_FILE`). With `--tls`, `ARCCTL_CA_CERT`.
     pub fn env(&self) -> Vec<(String, String)> {
         let w = lock(&self.world);
-        vec![
-            ("GITHUB_API_URL".to_owned(), self.github_url()),
-            ("GH_TOKEN".to_owned(), w.token.clone()),
-            ("GITHUB_TOKEN".to_owned(), w.token.clone()),
-            (
-                "KUBECONFIG".to_owned(),
-                self.kubeconfig.to_string_lossy().into_owned(),
-            ),
-            ("ARCCTL_ORG".to_owned(), w.options.org.clone()),
-        ]
+        let mut env = vec![("GITHUB_API_URL".to_owned(), self.github_url())];
+        match w.options.app_id {
+            Some(app_id) => {
+                env.push(("ARCCTL_APP_ID".to_owned(), app_id.to_string()));
+                env.push((
+                    "ARCCTL_INSTALLATION_ID".to_owned(),
+                    github_api::INSTALLATION_ID.to_string(),
+                ));
+            }
+            None => {
+                env.push(("GH_TOKEN".to_owned(), w.token.clone()));
+                env.push(("GITHUB_TOKEN".to_owned(), w.token.clone()));
+            }
+        }
+        if let Some(ca) = &self.ca_cert {
+            env.push((
+                "ARCCTL_CA_CERT".to_owned(),
+                ca.to_string_lossy().into_owned(),
+            ));
+        }
+        env.push((
+            "KUBECONFIG".to_owned(),
+            self.kubeconfig.to_string_lossy().into_owned(),
+        ));
+        env.push(("ARCCTL_ORG".to_owned(), w.options.org.clone()));
+        env
+    }
+
+    /// The PEM file of the CA that signed the GitHub API's certificate (`--tls`).
+    pub fn ca_cert_path(&self) -> Option<&Path> {
+        self.ca_cert.as_deref()
     }
 
     /// The shared world.

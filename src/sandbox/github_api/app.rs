@@ -5,9 +5,12 @@
 //! JWT checks follow GitHub's documented rules, on the API's clock: signature (RS256 with the
 //! configured public key), `iss` equal to the App id (number or string), `iat` not in the
 //! future (60 s of drift allowed), `exp` in the future and at most 10 minutes after `iat`. The
-//! installation token handed out is the world's token, so everything it unlocks behaves exactly
-//! as for a personal token; it is said to expire an hour later (the fake does not expire it).
+//! installation token handed out is a fresh `ghs_` token, valid for `--app-token-lifetime`
+//! (default 1 hour, as on GitHub) on the API's clock; the pipeline accepts it wherever the
+//! world's token is accepted until it expires, then answers 401 "Bad credentials", so a client
+//! must renew its token during a long run.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::extract::{Path, State};
@@ -90,6 +93,38 @@ impl App {
     }
 }
 
+/// The installation tokens minted so far and when each expires (on the API's clock).
+#[derive(Default)]
+pub(crate) struct Tokens {
+    expiry: HashMap<String, Duration>,
+    minted: u64,
+}
+
+impl Tokens {
+    /// Mints a token valid for `lifetime` from `now`.
+    fn mint(&mut self, now: Duration, lifetime: Duration) -> (String, Duration) {
+        // Forget expired tokens so that a long sandbox run does not grow the map; a forgotten
+        // token is refused like any unknown one.
+        self.expiry.retain(|_, expires| *expires > now);
+        self.minted += 1;
+        let token = format!("ghs_{:032x}", rand::random::<u128>());
+        let expires = now + lifetime;
+        self.expiry.insert(token.clone(), expires);
+        (token, expires)
+    }
+
+    /// Whether `token` is an installation token that has not expired at `now`.
+    pub(crate) fn valid(&self, token: &str, now: Duration) -> bool {
+        self.expiry.get(token).is_some_and(|expires| *expires > now)
+    }
+
+    /// How many tokens were minted.
+    #[cfg(test)]
+    fn minted(&self) -> u64 {
+        self.minted
+    }
+}
+
 /// The 401 GitHub sends for a refused JWT.
 pub(crate) fn refused(message: &str) -> Response {
     json_response(
@@ -110,6 +145,7 @@ fn installation(api: &Api, headers: &HeaderMap) -> Value {
     let world = world::lock(&api.world);
     let org = world.options.org.clone();
     let app_id = world.options.app_id.unwrap_or_default();
+    let scheme = if world.options.tls { "https" } else { "http" };
     drop(world);
     json!({
         "id": INSTALLATION_ID,
@@ -122,9 +158,9 @@ fn installation(api: &Api, headers: &HeaderMap) -> Value {
         "events": [],
         "repository_selection": "all",
         "single_file_name": null,
-        "access_tokens_url": format!("http://{host}/app/installations/{INSTALLATION_ID}/access_tokens"),
-        "repositories_url": format!("http://{host}/installation/repositories"),
-        "html_url": format!("http://{host}/organizations/{org}/settings/installations/{INSTALLATION_ID}"),
+        "access_tokens_url": format!("{scheme}://{host}/app/installations/{INSTALLATION_ID}/access_tokens"),
+        "repositories_url": format!("{scheme}://{host}/installation/repositories"),
+        "html_url": format!("{scheme}://{host}/organizations/{org}/settings/installations/{INSTALLATION_ID}"),
         "created_at": "2024-01-01T00:00:00Z",
         "updated_at": "2024-01-01T00:00:00Z",
     })
@@ -169,8 +205,13 @@ pub(crate) async fn access_token(
             "https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app",
         );
     }
-    let token = world::lock(&api.world).token.clone();
-    let expires_at = clock::rfc3339(api.clock.now() + Duration::from_secs(3_600));
+    let lifetime = world::lock(&api.world).options.app_token_lifetime;
+    let (token, expires) = api
+        .app_tokens
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .mint(api.clock.now(), lifetime);
+    let expires_at = clock::rfc3339(expires);
     json_response(
         StatusCode::CREATED,
         &json!({
@@ -180,4 +221,25 @@ pub(crate) async fn access_token(
             "repository_selection": "all",
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minted_tokens_expire_after_their_lifetime() {
+        let mut tokens = Tokens::default();
+        let t0 = Duration::from_secs(1_000);
+        let (a, expires) = tokens.mint(t0, Duration::from_secs(5));
+        assert_eq!(expires, t0 + Duration::from_secs(5));
+        assert!(a.starts_with("ghs_"));
+        assert!(tokens.valid(&a, t0 + Duration::from_secs(4)));
+        assert!(!tokens.valid(&a, t0 + Duration::from_secs(5)));
+        assert!(!tokens.valid("ghs_unknown", t0));
+        let (b, _) = tokens.mint(t0 + Duration::from_secs(6), Duration::from_secs(5));
+        assert_ne!(a, b);
+        assert!(!tokens.valid(&a, t0), "expired tokens are forgotten");
+        assert_eq!(tokens.minted(), 2);
+    }
 }

@@ -23,8 +23,9 @@
 //!
 //! 1. `X-GitHub-Api-Version` other than `2022-11-28` / `2026-03-10` → 400.
 //! 2. No `User-Agent` → 403 "Request forbidden by administrative rules…" (GitHub rejects these).
-//! 3. `Authorization: Bearer T` / `token T` with `T` ≠ `World.token` → 401 "Bad credentials".
-//!    The App endpoints take a valid App JWT instead (see `app`). Refused credentials count
+//! 3. `Authorization: Bearer T` / `token T` with `T` neither `World.token` nor an unexpired
+//!    installation token minted by `app` → 401 "Bad credentials". The App endpoints take a
+//!    valid App JWT instead (see `app`). Refused credentials count
 //!    against no quota, and their `x-ratelimit-*` headers show the quota without spending it.
 //! 4. Primary limit: 5,000 requests per hourly window (the window opens at the first
 //!    authenticated request, `x-ratelimit-reset` is its end in epoch seconds); every
@@ -112,6 +113,8 @@ pub(crate) struct Api {
     pub(crate) clock: Arc<dyn Clock>,
     /// The GitHub App whose JWTs the App endpoints accept (`--app-id`, `--app-public-key`).
     pub(crate) app: Option<app::App>,
+    /// Installation tokens minted for the App, with their expiry.
+    pub(crate) app_tokens: Arc<Mutex<app::Tokens>>,
     /// Scopes seen so far, so a scope stays known after its last runner is gone.
     pub(crate) known: Arc<Mutex<scope::Known>>,
     /// Numbers `x-github-request-id`.
@@ -140,6 +143,7 @@ pub fn router_with_clock(world: SharedWorld, clock: Arc<dyn Clock>) -> axum::Rou
         limits: Arc::new(Mutex::new(rate_limit::Limits::new(secondary))),
         clock,
         app,
+        app_tokens: Arc::new(Mutex::new(app::Tokens::default())),
         known: Arc::new(Mutex::new(known)),
         requests: Arc::new(AtomicU64::new(0)),
     };

@@ -195,6 +195,18 @@ fn authenticate(route: &Route, headers: &HeaderMap, token: &str) -> Result<(), B
     let presented = credential(headers);
     match route.auth {
         Auth::Token if presented.is_some_and(|p| p == token) => Ok(()),
+        Auth::Token
+            if presented.is_some_and(|p| {
+                route
+                    .api
+                    .app_tokens
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .valid(p, route.api.clock.now())
+            }) =>
+        {
+            Ok(())
+        }
         Auth::Token => Err(Box::new(errors::bad_credentials())),
         Auth::AppJwt => {
             let Some(app) = &route.api.app else {

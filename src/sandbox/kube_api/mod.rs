@@ -2,7 +2,7 @@
 //! need for get, delete, logs, cordon and patch.
 //!
 //! This module owns the request pipeline (latency, the `kube-5xx` fault, RBAC denials for
-//! `--forbid-namespace`, the ARC CRDs the `--mode` installs, request statistics) and dispatch;
+//! `--forbid-namespace` and the `--rbac` rules (`rbac`), the ARC CRDs the `--mode` installs, request statistics) and dispatch;
 //! `path` parses request paths, `discovery` serves the discovery documents, `objects` lists,
 //! gets, deletes, patches and evicts, `json_patch` handles RFC 6902 patches, `watch` streams
 //! changes, `logs` serves `pods/log`, `table` renders kubectl's tables and `status` builds the
@@ -16,16 +16,19 @@ mod json_patch;
 mod logs;
 mod objects;
 mod path;
+mod rbac;
 mod status;
 mod table;
 mod watch;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::header::{ACCEPT, CONTENT_TYPE, HOST};
 use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::cli::FaultKind;
@@ -37,10 +40,32 @@ use status::ApiError;
 /// Who the sandbox says the client is, in RBAC denials.
 pub(crate) const SANDBOX_USER: &str = "system:serviceaccount:arc-system:arcctl";
 
-/// The fake Kubernetes API's routes.
+/// The fake Kubernetes API's routes. With `--rbac FILE`, its rules are enforced; a file that
+/// cannot be read denies everything (logged) — [`check_options`] reports it first.
 pub fn router(world: SharedWorld) -> Router {
-    Router::new().fallback(handle).with_state(world)
+    let path = world::lock(&world).options.rbac.clone();
+    let rules = path.map(|p| {
+        Arc::new(rbac::Rules::load(&p).unwrap_or_else(|e| {
+            tracing::warn!("{}; denying every request", e.message());
+            rbac::Rules::default()
+        }))
+    });
+    Router::new()
+        .fallback(handle)
+        .layer(Extension(rules))
+        .with_state(world)
 }
+
+/// Refuses options the API server cannot serve with (an unreadable `--rbac` file).
+pub fn check_options(options: &crate::cli::SandboxArgs) -> crate::error::Result<()> {
+    match &options.rbac {
+        Some(path) => rbac::Rules::load(path).map(drop),
+        None => Ok(()),
+    }
+}
+
+/// The `--rbac` rules, if any.
+type Enforced = Option<Arc<rbac::Rules>>;
 
 /// Query parameters; kube-rs sends `?&a=b`, which parses the same.
 pub(crate) struct Query(Vec<(String, String)>);
@@ -80,6 +105,7 @@ struct Request {
 
 async fn handle(
     State(world): State<SharedWorld>,
+    Extension(rules): Extension<Enforced>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -104,7 +130,7 @@ async fn handle(
     let response = if fault {
         ApiError::internal("injected fault (sandbox --fault kube-5xx)").into_response()
     } else {
-        respond(&world, parsed, &req).unwrap_or_else(IntoResponse::into_response)
+        respond(&world, rules.as_deref(), parsed, &req).unwrap_or_else(IntoResponse::into_response)
     };
     world::lock(&world).stats.record_kube(
         req.method.as_str(),
@@ -147,16 +173,40 @@ fn verb(req: &Request, collection: bool) -> &'static str {
     }
 }
 
-/// A 403 when the request touches a namespace listed in `--forbid-namespace`; a request across
-/// all namespaces needs cluster-wide permission, so any forbidden namespace denies it too.
+/// A 403 when the `--rbac` rules do not allow the request, or it touches a namespace listed in
+/// `--forbid-namespace`; a request across all namespaces needs cluster-wide permission, so any
+/// forbidden namespace denies it too.
 fn check_rbac(
     world: &SharedWorld,
+    rules: Option<&rbac::Rules>,
     rt: ResourceType,
     name: Option<&str>,
     sub: Option<Sub>,
     verb: &str,
     ns: Option<&str>,
 ) -> Result<(), ApiError> {
+    if let Some(rules) = rules {
+        let resource = match sub {
+            Some(sub) => format!("{}/{}", rt.plural, sub.name()),
+            None => rt.plural.to_owned(),
+        };
+        let access = rbac::Access {
+            verb,
+            group: rt.group,
+            resource: &resource,
+            name,
+            namespace: if rt.namespaced { ns } else { None },
+        };
+        if !rules.allows(&access) {
+            return Err(ApiError::forbidden(
+                rt,
+                name,
+                sub.map(Sub::name),
+                verb,
+                access.namespace,
+            ));
+        }
+    }
     let w = world::lock(world);
     let forbidden = &w.options.forbid_namespaces;
     if forbidden.is_empty() {
@@ -181,6 +231,7 @@ fn check_rbac(
 
 fn respond(
     world: &SharedWorld,
+    rules: Option<&rbac::Rules>,
     parsed: Option<Parsed>,
     req: &Request,
 ) -> Result<Response, ApiError> {
@@ -205,7 +256,7 @@ fn respond(
             only_get(req, discovery::resource_list(group, version))
         }
         Target::Collection { rt, ns } => {
-            check_rbac(world, rt, None, None, verb(req, true), ns.as_deref())?;
+            check_rbac(world, rules, rt, None, None, verb(req, true), ns.as_deref())?;
             if req.method != Method::GET {
                 return Err(ApiError::method_not_allowed());
             }
@@ -218,7 +269,7 @@ fn respond(
         }
         Target::Object { rt, ns, name, sub } => {
             let ns = ns.as_deref();
-            check_rbac(world, rt, Some(&name), sub, verb(req, false), ns)?;
+            check_rbac(world, rules, rt, Some(&name), sub, verb(req, false), ns)?;
             match (&req.method, sub) {
                 (&Method::GET, None | Some(Sub::Status)) => {
                     let obj = objects::get(world, rt, ns, &name)?;
