@@ -10,6 +10,7 @@ pub use error::render_error;
 pub use style::{Presentation, PresentationFlags};
 pub mod audit;
 pub mod drain;
+pub mod recreate;
 
 #[cfg(test)]
 mod drain_tests;
