@@ -369,6 +369,11 @@ pub struct SandboxArgs {
     /// How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s).
     #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
     pub list_cache: std::time::Duration,
+    /// Extra time the ARC-like controller takes to start each new runner pod (Pending to Running
+    /// and online): slow or, with a long value, hold back replacements, e.g. to rehearse
+    /// `recreate --ready-timeout`.
+    #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
+    pub controller_delay: std::time::Duration,
     /// Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout,
     /// kube-5xx, unsafe-204.
     #[arg(long = "fault", value_name = "NAME=P", value_parser = parse_fault)]

@@ -85,6 +85,8 @@ impl World {
             self.create_pool(kind, name, group, replicas);
         }
         self.start_all_now();
+        // The world starts steady; `--controller-delay` slows only the runners created from now.
+        self.timing.pod_start += self.options.controller_delay;
         let busy = (f64::from(n) * self.options.busy).round() as usize;
         self.start_initial_jobs(busy);
         self.schedule_first_arrival();

@@ -1,0 +1,511 @@
+//! `arcctl recreate` against the in-process sandbox: rolling batches replace runners in every
+//! ARC mode, capacity never drops by more than a batch, no job dies, and a replacement that
+//! never comes stops the run. Only 127.0.0.1; every wait is bounded; no assertion on how long
+//! anything took.
+
+mod drain_support;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use arcctl::sandbox::Sandbox;
+use arcctl::sandbox::world::lock;
+use drain_support::*;
+
+/// Short waits so tests run quickly; the pacer off.
+const FAST: [&str; 6] = [
+    "--confirm-window",
+    "200ms",
+    "--poll-interval",
+    "100ms",
+    "--max-unregister-rate",
+    "0",
+];
+
+async fn recreate(sb: &Sandbox, extra: &[&str]) -> Run {
+    let mut v = vec!["recreate"];
+    v.extend_from_slice(extra);
+    v.extend_from_slice(&FAST);
+    arcctl(sb, &v).await
+}
+
+/// Registrations online now: the runners that can take a job.
+fn online(sb: &Sandbox) -> usize {
+    let w = sb.world();
+    let w = lock(&w);
+    w.registrations
+        .values()
+        .filter(|r| r.status == "online")
+        .count()
+}
+
+/// Samples [`online`] every few milliseconds until stopped; the lowest count seen.
+struct Capacity {
+    low: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Capacity {
+    fn watch(sb: &Sandbox) -> Capacity {
+        let low = Arc::new(AtomicUsize::new(online(sb)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let world = sb.world();
+        let task = tokio::spawn({
+            let (low, stop) = (low.clone(), stop.clone());
+            async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let now = {
+                        let w = lock(&world);
+                        w.registrations
+                            .values()
+                            .filter(|r| r.status == "online")
+                            .count()
+                    };
+                    low.fetch_min(now, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
+        });
+        Capacity { low, stop, task }
+    }
+
+    async fn lowest(self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.task.await;
+        self.low.load(Ordering::Relaxed)
+    }
+}
+
+/// Every batch in the document holds at most `size` runners, and batch numbers are 1, 2, ….
+fn assert_batches_at_most(doc: &serde_json::Value, size: usize) {
+    for (k, b) in doc["batches"]
+        .as_array()
+        .expect("batches")
+        .iter()
+        .enumerate()
+    {
+        assert_eq!(b["batch"], k + 1);
+        let n = b["runners"].as_array().expect("runners").len();
+        assert!(n >= 1 && n <= size, "batch of {n} > {size}: {doc:#}");
+    }
+}
+
+fn runners(doc: &serde_json::Value) -> &Vec<serde_json::Value> {
+    doc["runners"].as_array().expect("runners")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scale_set_runners_are_replaced_in_batches_without_dropping_capacity_more_than_a_batch() {
+    let sb = sandbox(&["--runners", "8", "--seed", "5", "--job-rate", "0"]).await;
+    let before: BTreeSet<String> = pod_names(&sb).into_iter().collect();
+    let start = online(&sb);
+    assert_eq!(start, 8);
+    let cap = Capacity::watch(&sb);
+    let run = recreate(
+        &sb,
+        &["--all", "-A", "--yes", "--batch-size", "3", "-o", "json"],
+    )
+    .await;
+    let low = cap.lowest().await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        low >= start - 3,
+        "capacity fell to {low} of {start} with batches of 3"
+    );
+    let doc = json(&run);
+    assert_eq!(doc["kind"], "RecreateResult");
+    assert_eq!(doc["totals"]["recreated"], 8, "{doc:#}");
+    assert_eq!(doc["totals"]["replacements_ready"], 8, "{doc:#}");
+    assert_eq!(doc["batches"].as_array().unwrap().len(), 3);
+    assert_batches_at_most(&doc, 3);
+
+    let after: BTreeSet<String> = pod_names(&sb).into_iter().collect();
+    let mut replacements = BTreeSet::new();
+    for r in runners(&doc) {
+        assert_eq!(r["outcome"], "recreated", "{r:#}");
+        let rep = &r["replacement"];
+        assert_eq!(rep["status"], "ready", "{r:#}");
+        let name = rep["name"].as_str().expect("replacement name").to_owned();
+        assert!(!before.contains(&name), "{name} is not new");
+        assert!(after.contains(&name), "{name} has no pod");
+        assert!(rep["id"].as_u64().is_some() && rep["id"] != r["id"]);
+        assert!(rep["ready_after_seconds"].as_f64().is_some());
+        assert!(replacements.insert(name), "a replacement paired twice");
+    }
+    assert!(before.is_disjoint(&after), "old pods remain: {after:?}");
+    sb.settle().await;
+    let r = sb.report();
+    assert_eq!(r.jobs.killed, 0);
+    assert_eq!(r.runners.stuck, 0);
+    assert_eq!(
+        count(&r, false, "DELETE", "/pods/"),
+        0,
+        "never the bare pod"
+    );
+    assert_eq!(online(&sb), 8, "capacity restored");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_runners_are_replaced_under_new_names_and_runnerset_pods_under_new_ids() {
+    let sb = sandbox(&[
+        "--mode",
+        "legacy",
+        "--runners",
+        "6",
+        "--seed",
+        "6",
+        "--job-rate",
+        "0",
+    ])
+    .await;
+    let start = online(&sb);
+    let cap = Capacity::watch(&sb);
+    let run = recreate(
+        &sb,
+        &["--all", "-A", "--yes", "--batch-size", "2", "-o", "json"],
+    )
+    .await;
+    let low = cap.lowest().await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc = json(&run);
+    assert_eq!(doc["totals"]["replacements_ready"], 6, "{doc:#}");
+    assert_batches_at_most(&doc, 2);
+    assert!(low >= start - 2, "capacity fell to {low} of {start}");
+    let mut same_name = 0;
+    let mut new_name = 0;
+    for r in runners(&doc) {
+        let rep = &r["replacement"];
+        assert_eq!(rep["status"], "ready", "{r:#}");
+        assert_ne!(rep["id"], r["id"], "a replacement registers anew: {r:#}");
+        if rep["name"] == r["name"] {
+            // RunnerSet: the StatefulSet recreates `<sts>-0` under the same name.
+            assert!(
+                r["name"].as_str().unwrap().starts_with("arc-runnerset"),
+                "{r:#}"
+            );
+            same_name += 1;
+        } else {
+            assert!(
+                r["name"].as_str().unwrap().starts_with("arc-runnerdeploy"),
+                "{r:#}"
+            );
+            new_name += 1;
+        }
+    }
+    assert!(same_name > 0 && new_name > 0, "both legacy kinds: {doc:#}");
+    let r = sb.report();
+    assert_eq!(
+        count(&r, false, "PATCH", "/pods/"),
+        6,
+        "annotated before delete"
+    );
+    sb.settle().await;
+    let r = sb.report();
+    assert_eq!(r.jobs.killed, 0);
+    assert_eq!(r.runners.stuck, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mixed_modes_under_job_traffic_kill_no_job_and_leave_no_stuck_runner() {
+    let sb = sandbox(&[
+        "--mode",
+        "mixed",
+        "--runners",
+        "12",
+        "--busy",
+        "0.3",
+        "--job-rate",
+        "2",
+        "--job-duration",
+        "500ms..2s",
+        "--seed",
+        "7",
+    ])
+    .await;
+    let run = recreate(
+        &sb,
+        &[
+            "--all",
+            "-A",
+            "--yes",
+            "--wait",
+            "--timeout",
+            "60s",
+            "--batch-size",
+            "4",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    assert!(
+        run.code == 0 || run.code == 3,
+        "exit {}:\n{}",
+        run.code,
+        run.stderr
+    );
+    let doc = json(&run);
+    assert_batches_at_most(&doc, 4);
+    assert_eq!(doc["totals"]["replacements_missing"], 0, "{doc:#}");
+    assert!(doc["totals"]["recreated"].as_u64().unwrap() > 0, "{doc:#}");
+    for r in runners(&doc) {
+        if r["outcome"] == "recreated" {
+            let status = r["replacement"]["status"].as_str().unwrap();
+            assert!(
+                status == "ready" || status == "not-expected",
+                "a recreated runner's replacement is ready or was made by ARC already: {r:#}"
+            );
+        }
+    }
+    sb.stop_traffic();
+    sb.settle().await;
+    let r = sb.report();
+    assert_eq!(r.jobs.killed, 0, "{:?}", r.killed);
+    assert_eq!(r.runners.stuck, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn busy_runners_are_recreated_once_idle_with_wait_one_batch_at_a_time() {
+    let sb = sandbox(&[
+        "--runners",
+        "4",
+        "--busy",
+        "0.5",
+        "--job-rate",
+        "0",
+        "--job-duration",
+        "1s",
+        "--seed",
+        "8",
+    ])
+    .await;
+    let busy = busy_runners(&sb);
+    assert_eq!(busy.len(), 2);
+    let run = recreate(
+        &sb,
+        &[
+            "--all",
+            "-A",
+            "--yes",
+            "--wait",
+            "--batch-size",
+            "1",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc = json(&run);
+    assert_batches_at_most(&doc, 1);
+    assert_eq!(doc["totals"]["recreated"], 4, "{doc:#}");
+    // Idle runners go first; the busy ones come last, once their jobs are done.
+    let batches = doc["batches"].as_array().unwrap();
+    for b in &batches[..2] {
+        let name = b["runners"][0].as_str().unwrap();
+        assert!(!busy.contains(&name.to_owned()), "{doc:#}");
+    }
+    sb.settle().await;
+    let r = sb.report();
+    assert_eq!(r.jobs.killed, 0);
+    assert_eq!(r.jobs.completed, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replacement_that_never_comes_stops_further_batches_with_exit_3() {
+    // The controller holds every new runner pod Pending for an hour.
+    let sb = sandbox(&[
+        "--runners",
+        "4",
+        "--seed",
+        "9",
+        "--job-rate",
+        "0",
+        "--controller-delay",
+        "1h",
+    ])
+    .await;
+    let before = pod_names(&sb);
+    let run = recreate(
+        &sb,
+        &[
+            "--all",
+            "-A",
+            "--yes",
+            "--batch-size",
+            "2",
+            "--ready-timeout",
+            "1s",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 3, "incomplete:\n{}", run.stderr);
+    let doc = json(&run);
+    assert_eq!(doc["batches"].as_array().unwrap().len(), 1, "{doc:#}");
+    assert_eq!(doc["totals"]["replacements_missing"], 2, "{doc:#}");
+    assert!(
+        doc["halted"].as_str().unwrap().contains("--ready-timeout"),
+        "{doc:#}"
+    );
+    let mut untouched = 0;
+    for r in runners(&doc) {
+        if r["batch"].is_null() {
+            assert_eq!(r["outcome"], "stopped", "{r:#}");
+            assert!(r["detail"].as_str().unwrap().starts_with("not started"));
+            assert!(pod_names(&sb).contains(&r["name"].as_str().unwrap().to_owned()));
+            untouched += 1;
+        } else {
+            assert_eq!(r["replacement"]["status"], "missing", "{r:#}");
+        }
+    }
+    assert_eq!(untouched, 2);
+    let r = sb.report();
+    assert_eq!(
+        count(&r, true, "DELETE", "/actions/runners/"),
+        2,
+        "only batch 1"
+    );
+    assert_eq!(
+        pod_names(&sb).len(),
+        before.len(),
+        "replacements exist, Pending"
+    );
+    assert_eq!(r.jobs.killed, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_pairs_old_and_new_runners_and_the_missing_ones_are_pending() {
+    let sb = sandbox(&[
+        "--runners",
+        "2",
+        "--seed",
+        "10",
+        "--job-rate",
+        "0",
+        "--controller-delay",
+        "1h",
+    ])
+    .await;
+    let run = recreate(&sb, &["--all", "-A", "--yes", "--ready-timeout", "500ms"]).await;
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("batch 1: recreating 1 runner"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("REPLACEMENT"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no replacement ready after"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("There are runners still pending:"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("replacement-missing"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "table mode: summary on stderr");
+
+    let sb = sandbox(&["--runners", "2", "--seed", "10", "--job-rate", "0"]).await;
+    let run = recreate(&sb, &["--all", "-A", "--yes"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains(" replaced by runner/"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("2 selected: 2 recreated (2 replacements ready, 0 missing)")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_wait_ready_runs_batches_back_to_back_and_says_so() {
+    let sb = sandbox(&["--runners", "4", "--seed", "11", "--job-rate", "0"]).await;
+    let run = recreate(
+        &sb,
+        &[
+            "--all",
+            "-A",
+            "--yes",
+            "--no-wait-ready",
+            "--batch-size",
+            "2",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc = json(&run);
+    assert_eq!(doc["wait_ready"], false);
+    assert_eq!(doc["totals"]["recreated"], 4);
+    for r in runners(&doc) {
+        assert_eq!(r["replacement"]["status"], "not-waited", "{r:#}");
+    }
+    sb.settle().await;
+    assert_eq!(sb.report().jobs.killed, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dry_run_shows_the_batches_and_changes_nothing() {
+    let sb = sandbox(&["--runners", "4", "--seed", "12", "--job-rate", "0"]).await;
+    let run = recreate(&sb, &["--all", "-A", "--dry-run", "--batch-size", "50%"]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let header = run.stdout.lines().next().unwrap_or_default();
+    assert!(header.contains("BATCH"), "{}", run.stdout);
+    let batch_col: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(4))
+        .collect();
+    assert_eq!(batch_col, ["1", "1", "2", "2"], "{}", run.stdout);
+    let run = recreate(
+        &sb,
+        &[
+            "--all",
+            "-A",
+            "--dry-run",
+            "--batch-size",
+            "3",
+            "-o",
+            "json",
+        ],
+    )
+    .await;
+    let doc = json(&run);
+    assert_eq!(doc["dry_run"], true);
+    assert_eq!(doc["batch_size"], 3);
+    assert_batches_at_most(&doc, 3);
+    assert_eq!(mutating_requests(&sb.report()), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_batch_sizes_and_an_unnarrowed_selection_are_usage_errors_before_any_request() {
+    let sb = sandbox(&["--runners", "2", "--seed", "13"]).await;
+    for bad in ["0", "101%", "many"] {
+        let run = recreate(&sb, &["--all", "-A", "--yes", "--batch-size", bad]).await;
+        assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
+        assert!(run.stderr.contains("--batch-size"), "{}", run.stderr);
+    }
+    let run = recreate(&sb, &["-A", "--yes"]).await;
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("refusing to recreate every runner"),
+        "{}",
+        run.stderr
+    );
+    let run = recreate(&sb, &["--all", "-A"]).await;
+    assert_eq!(run.code, 2, "no terminal, no --yes");
+    let r = sb.report();
+    assert_eq!(r.requests.github.total + r.requests.kube.total, 0);
+}
