@@ -81,6 +81,40 @@ fn ready_id(pod: &RunnerPod, regs: &[Runner]) -> Option<u64> {
         .map(|r| r.id)
 }
 
+/// The pods that could be a waiting runner's replacement once GitHub lists them online:
+/// running pods of a waiting pool that are new and not paired yet, and re-created pods of a
+/// waiting RunnerSet name. Only these are looked up on GitHub, by name, so a poll costs a few
+/// requests however many runners the organization has.
+pub fn candidates<'a>(
+    waiting: &[&Expectation],
+    before: &BTreeSet<PodKey>,
+    taken: &BTreeSet<PodKey>,
+    pods: &'a [RunnerPod],
+) -> Vec<&'a RunnerPod> {
+    let mut found: Vec<&RunnerPod> = pods
+        .iter()
+        .filter(|p| !p.deleting && p.phase.as_deref() == Some("Running"))
+        .filter(|p| {
+            let key = (p.namespace.clone(), p.name.clone());
+            waiting.iter().any(|e| {
+                e.namespace == p.namespace
+                    && match &e.expect {
+                        Expect::SameName { old_pod_uid, .. } => {
+                            p.name == e.old && p.uid != *old_pod_uid
+                        }
+                        Expect::NewInPool { pool } => {
+                            p.scale_set.as_deref() == Some(pool.as_str())
+                                && !before.contains(&key)
+                                && !taken.contains(&key)
+                        }
+                    }
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| (a.created, &a.name).cmp(&(b.created, &b.name)));
+    found
+}
+
 /// Pairs the `waiting` expectations with ready replacements seen now. `before` holds the pods
 /// that existed when the batch started; `taken` the pods already paired (it grows). Returns
 /// (index into `waiting`, replacement) for each newly ready one.
@@ -266,6 +300,45 @@ mod tests {
         assert!(pair_ready(&[&e], &before, &mut taken, &new, &same_id, t0).is_empty());
         let got = pair_ready(&[&e], &before, &mut taken, &new, &new_id, t0);
         assert_eq!((got[0].1.name.as_str(), got[0].1.id), ("rs-abc-0", 9));
+    }
+
+    #[test]
+    fn only_new_running_pods_of_waiting_pools_are_looked_up() {
+        let t0 = Instant::now();
+        let a = exp("a", Expect::NewInPool { pool: "set".into() }, t0);
+        let rs = exp(
+            "rs-0",
+            Expect::SameName {
+                old_pod_uid: "old".into(),
+                old_id: 1,
+            },
+            t0,
+        );
+        let before: BTreeSet<PodKey> = [("arc".to_owned(), "old-1".to_owned())].into();
+        let taken: BTreeSet<PodKey> = [("arc".to_owned(), "paired".to_owned())].into();
+        let pods = vec![
+            pod("old-1", "set", Mode::ScaleSet, "1", "Running", 0),
+            pod("paired", "set", Mode::ScaleSet, "2", "Running", 1),
+            pod("pending", "set", Mode::ScaleSet, "3", "Pending", 2),
+            pod("elsewhere", "other", Mode::ScaleSet, "4", "Running", 3),
+            pod("new-b", "set", Mode::ScaleSet, "6", "Running", 5),
+            pod("new-a", "set", Mode::ScaleSet, "5", "Running", 4),
+            pod("rs-0", "rs", Mode::LegacyStatefulset, "new", "Running", 6),
+        ];
+        let names: Vec<&str> = candidates(&[&a, &rs], &before, &taken, &pods)
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(names, ["new-a", "new-b", "rs-0"]);
+        let old_rs = vec![pod(
+            "rs-0",
+            "rs",
+            Mode::LegacyStatefulset,
+            "old",
+            "Running",
+            0,
+        )];
+        assert!(candidates(&[&rs], &before, &taken, &old_rs).is_empty());
     }
 
     #[test]

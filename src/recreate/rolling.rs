@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -21,9 +22,15 @@ use crate::drain::event::{Event, Outcome};
 use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::Step;
 use crate::error::Kind;
-use crate::github::GitHubClient;
+use crate::github::{GitHubClient, ReadError as GhReadError};
 use crate::recreate::batch;
 use crate::recreate::ready::{self, Expectation, PodKey, Replacement};
+
+/// Name look-ups per poll beyond two per awaited replacement (ARC may be starting other
+/// runners of the same pool at the same time).
+const MAX_EXTRA_LOOKUPS: usize = 8;
+/// Name look-ups in flight at once.
+const LOOKUP_CONCURRENCY: usize = 4;
 
 /// How the rolling recreate behaves.
 #[derive(Debug, Clone)]
@@ -434,13 +441,40 @@ async fn wait_ready(
             return w;
         }
         let all = PodSelection::default();
-        let seen = futures::try_join!(
-            clients.cluster.list_runner_pods(&clients.namespaces, &all),
-            clients.github.list_runners(),
-        );
-        match seen {
-            Ok((pods, regs)) => {
+        let mut nap = opts.ready_poll;
+        match clients
+            .cluster
+            .list_runner_pods(&clients.namespaces, &all)
+            .await
+        {
+            Ok(pods) => {
                 let waiting: Vec<&Expectation> = open.iter().map(|&k| &expected[k].1).collect();
+                let lookups = ready::candidates(&waiting, before, taken, &pods);
+                let mut regs = Vec::new();
+                // A few at a time, and never more than a handful beyond what is waited for.
+                let names: Vec<String> = lookups
+                    .iter()
+                    .take(open.len() * 2 + MAX_EXTRA_LOOKUPS)
+                    .map(|p| p.name.clone())
+                    .collect();
+                let mut found = futures::stream::iter(names)
+                    .map(|n| async move { clients.github.find_runner_by_name(&n).await })
+                    .buffer_unordered(LOOKUP_CONCURRENCY);
+                while let Some(r) = found.next().await {
+                    match r {
+                        Ok(Some(reg)) => regs.push(reg),
+                        Ok(None) => {}
+                        Err(GhReadError::Denied(e)) => {
+                            w.denied = Some(crate::output::render_error(&e));
+                            return w;
+                        }
+                        Err(GhReadError::RateLimited { wait, error }) => {
+                            nap = nap.max(wait);
+                            w.last_error = Some(error.to_string());
+                        }
+                        Err(GhReadError::Other(e)) => w.last_error = Some(e.to_string()),
+                    }
+                }
                 let now = Instant::now();
                 for (j, rep) in ready::pair_ready(&waiting, before, taken, &pods, &regs, now) {
                     w.found[open[j]] = Some(rep);
@@ -460,7 +494,7 @@ async fn wait_ready(
         if now >= until {
             return w;
         }
-        let nap = opts.ready_poll.min(until - now);
+        let nap = nap.min(until - now);
         tokio::select! {
             () = tokio::time::sleep(nap) => {}
             () = interrupt.triggered() => {
