@@ -13,7 +13,8 @@ Exit status:
   0    all selected runners handled, or nothing to do
   1    an operation failed
   2    usage error or bad input (also: a mutating command without --yes and no terminal)
-  3    incomplete: busy runners skipped, runners held, or --timeout reached
+  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
+       replacement not ready within --ready-timeout
   4    authentication or permission denied (GitHub or Kubernetes)
   130  interrupted, or declined at the prompt";
 
@@ -27,7 +28,8 @@ Exit status:
   0    all selected runners handled, or nothing to do
   1    an operation failed
   2    usage error or bad input (also: a mutating command without --yes and no terminal)
-  3    incomplete: busy runners skipped, runners held, or --timeout reached
+  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
+       replacement not ready within --ready-timeout
   4    authentication or permission denied (GitHub or Kubernetes)
   130  interrupted, or declined at the prompt";
 
@@ -76,6 +78,13 @@ pub enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Drain(DrainArgs),
     /// Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement.
+    ///
+    /// Each runner goes through drain's steps (unregister; skip it on 422; confirm idle; delete
+    /// its EphemeralRunner or pod with a uid precondition); ARC then creates its replacement. After
+    /// each batch of --batch-size runners, waits until every replacement's pod is Running and
+    /// online on GitHub (--wait-ready, bounded by --ready-timeout) before the next batch, so
+    /// capacity never drops by more than a batch. A replacement that never comes stops further
+    /// batches (exit 3). The summary pairs each old runner with its replacement.
     #[command(after_help = EXIT_CODES_HELP)]
     Recreate(RecreateArgs),
     /// Run a simulated GitHub organization and ARC cluster with live job traffic.

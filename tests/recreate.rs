@@ -509,3 +509,103 @@ async fn bad_batch_sizes_and_an_unnarrowed_selection_are_usage_errors_before_any
     let r = sb.report();
     assert_eq!(r.requests.github.total + r.requests.kube.total, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_while_waiting_for_replacements_stops_with_130_and_starts_no_batch() {
+    let sb = sandbox(&[
+        "--runners",
+        "6",
+        "--seed",
+        "14",
+        "--job-rate",
+        "0",
+        "--controller-delay",
+        "1h",
+    ])
+    .await;
+    let world = sb.world();
+    let inv = Invocation::new(&sb);
+    let interrupt = inv.interrupt.clone();
+    tokio::spawn(async move {
+        // Interrupt once the first batch is deleted and its replacements are awaited.
+        for _ in 0..2000 {
+            let deletes: u64 = lock(&world)
+                .stats
+                .kube
+                .iter()
+                .filter(|((m, _, _), _)| m == "DELETE")
+                .map(|(_, c)| *c)
+                .sum();
+            if deletes >= 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        interrupt.trigger();
+    });
+    let mut args = vec![
+        "recreate",
+        "--all",
+        "-A",
+        "--yes",
+        "--batch-size",
+        "2",
+        "--ready-timeout",
+        "5m",
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(&FAST);
+    let run = inv.run(&args).await;
+    assert_eq!(run.code, 130, "{}", run.stderr);
+    let doc = json(&run);
+    assert_eq!(doc["batches"].as_array().unwrap().len(), 1, "{doc:#}");
+    assert_eq!(doc["totals"]["replacements_missing"], 0, "{doc:#}");
+    let not_started = runners(&doc)
+        .iter()
+        .filter(|r| r["batch"].is_null())
+        .inspect(|r| {
+            assert!(
+                r["detail"].as_str().unwrap().contains("interrupted"),
+                "{r:#}"
+            )
+        })
+        .count();
+    assert_eq!(not_started, 4);
+    let r = sb.report();
+    assert_eq!(count(&r, true, "DELETE", "/actions/runners/"), 2);
+    assert_eq!(r.jobs.killed, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_log_records_every_mutation_of_every_batch() {
+    let sb = sandbox(&["--runners", "4", "--seed", "15", "--job-rate", "0"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let p = path.to_str().unwrap();
+    let run = recreate(
+        &sb,
+        &[
+            "--all",
+            "-A",
+            "--yes",
+            "--batch-size",
+            "2",
+            "--audit-log",
+            p,
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by = |action: &str| lines.iter().filter(|l| l["action"] == action).count();
+    assert_eq!(by("unregister"), 4);
+    assert_eq!(by("delete"), 4);
+    assert_eq!(lines.len(), 8);
+    let token = lock(&sb.world()).token.clone();
+    assert!(!text.contains(&token));
+}

@@ -303,6 +303,8 @@ pub async fn run(
                     record.ready += 1;
                     ReplacementStatus::Ready(rep)
                 }
+                // Ctrl-C cut the wait short: not a replacement that failed to come.
+                None if waited.interrupted => ReplacementStatus::NotWaited,
                 None => {
                     let w = Instant::now().saturating_duration_since(e.since);
                     progress(Progress::Missing {
