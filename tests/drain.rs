@@ -628,3 +628,71 @@ async fn a_busy_mixed_world_with_faults_loses_no_job() {
     assert_eq!(r.jobs.killed, 0, "killed: {:?}", r.killed);
     assert_eq!(r.runners.stuck, 0);
 }
+
+/// A pod recreated under the same name (a RunnerSet's StatefulSet does that) is never hit by a
+/// delete meant for the old one: the uid precondition makes it a 409, reported as replaced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pod_recreated_under_the_same_name_is_not_deleted() {
+    use arcctl::drain::edges::ClusterEdge;
+    use arcctl::drain::ops::{ClusterOps, Deleted};
+    use arcctl::drain::plan::DeleteTarget;
+    use arcctl::sandbox::store::{PODS, STATEFUL_SETS};
+
+    let sb = sandbox(&["--mode", "legacy", "--runners", "6"]).await;
+    let (name, old_uid) = {
+        let w = sb.world();
+        let w = lock(&w);
+        let all = (Default::default(), Default::default());
+        let pod = w
+            .store
+            .list(PODS, Some("arc-runners"), &all.0, &all.1)
+            .into_iter()
+            .find(|p| p["metadata"]["ownerReferences"][0]["kind"] == STATEFUL_SETS.kind)
+            .expect("a RunnerSet pod")
+            .clone();
+        (
+            pod["metadata"]["name"].as_str().unwrap().to_owned(),
+            pod["metadata"]["uid"].as_str().unwrap().to_owned(),
+        )
+    };
+    lock(&sb.world())
+        .delete_object(PODS, Some("arc-runners"), &name, None)
+        .unwrap();
+    let new_uid = {
+        let w = sb.world();
+        let w = lock(&w);
+        w.store
+            .get(PODS, Some("arc-runners"), &name)
+            .expect("recreated")["metadata"]["uid"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_ne!(new_uid, old_uid);
+
+    let settings = arcctl::config::resolve_kube(
+        &arcctl::cli::KubeArgs {
+            kubeconfig: Some(sb.kubeconfig_path().to_owned()),
+            context: None,
+            namespaces: vec![],
+            all_namespaces: false,
+        },
+        &env(&sb),
+    )
+    .unwrap();
+    let cluster = arcctl::cluster::Cluster::connect(&settings).await.unwrap();
+    let edge = ClusterEdge(Arc::new(cluster));
+    let stale = DeleteTarget::Pod {
+        namespace: "arc-runners".into(),
+        name: name.clone(),
+        uid: old_uid,
+        annotate: true,
+    };
+    assert_eq!(edge.delete(&stale).await.unwrap(), Deleted::Replaced);
+    let w = sb.world();
+    let w = lock(&w);
+    assert_eq!(
+        w.store.get(PODS, Some("arc-runners"), &name).unwrap()["metadata"]["uid"],
+        new_uid.as_str()
+    );
+}

@@ -315,3 +315,76 @@ async fn live_traffic_runs_on_the_sandbox_clock() {
     );
     sandbox.shutdown().await;
 }
+
+/// `arcctl list`, in-process, sees the world as the sandbox built it: one runner per pod, the
+/// busy ones busy with their job, per ARC mode.
+#[tokio::test]
+async fn arcctl_list_sees_the_sandbox_world() {
+    // What `main` does before any client is built.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let args = arcctl::sandbox::options([
+        "--runners",
+        "6",
+        "--mode",
+        "mixed",
+        "--busy",
+        "0.5",
+        "--job-duration",
+        "600s",
+    ])
+    .unwrap();
+    let sandbox = Sandbox::start(args).await.unwrap();
+    let (ctx, out, err) = Context::captured(Env::new(sandbox.env()));
+    let argv = ["arcctl", "list", "-o", "json"]
+        .map(std::ffi::OsString::from)
+        .to_vec();
+    let code = arcctl::run(argv, ctx).await;
+    assert_eq!(code, 0, "{}", err.text());
+    let v: Value = serde_json::from_str(&out.text()).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 6);
+    let busy: Vec<&Value> = items.iter().filter(|i| i["state"] == "busy").collect();
+    assert_eq!(busy.len(), 3);
+    assert!(busy.iter().all(|i| i["job"].is_string()));
+    let modes: std::collections::BTreeSet<&str> =
+        items.iter().filter_map(|i| i["mode"].as_str()).collect();
+    assert_eq!(modes.len(), 3, "{modes:?}");
+    let world = sandbox.world();
+    for item in items {
+        let w = lock(&world);
+        let reg = &w.registrations[&item["id"].as_u64().unwrap()];
+        assert_eq!(item["name"], serde_json::json!(reg.name));
+        assert_eq!(item["pod"], item["name"]);
+    }
+    assert!(sandbox.report().requests.github.total > 0);
+    assert!(sandbox.report().requests.kube.total > 0);
+    sandbox.shutdown().await;
+}
+
+/// `arcctl sandbox --demo` shows the world, some traffic and a clean verdict (about 20 s).
+#[test]
+fn the_demo_shows_the_world_traffic_and_a_clean_verdict() {
+    let dir = temp_dir();
+    let report = dir.path().join("demo.json");
+    let out = arcctl(&["sandbox", "--demo", "--report", report.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for part in [
+        "24 runners",
+        "the world at start:",
+        "job traffic:",
+        "the world now:",
+        "node-1",
+    ] {
+        assert!(stdout.contains(part), "missing {part:?} in\n{stdout}");
+    }
+    assert!(stdout.contains(" started on "), "{stdout}");
+    assert!(stderr.contains("no job killed"), "{stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(
+        v["jobs"]["started"].as_u64() > Some(7),
+        "more than the 7 busy at start"
+    );
+    assert_eq!(v["jobs"]["killed"], 0);
+}

@@ -358,6 +358,10 @@ fn a_deleted_scale_set_pod_comes_back_with_its_registration() {
     let reg = w.registrations.values().next().unwrap().clone();
     let old_uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
     delete(&mut w, PODS, &reg.name);
+    assert_eq!(
+        w.registrations[&reg.id].status, "offline",
+        "until the new pod connects"
+    );
     let pod = w
         .store
         .get(PODS, Some(NS), &reg.name)
@@ -369,7 +373,10 @@ fn a_deleted_scale_set_pod_comes_back_with_its_registration() {
         w.store.get(PODS, Some(NS), &reg.name).unwrap()["status"]["phase"],
         "Running"
     );
-    assert!(w.registrations.contains_key(&reg.id), "same registration");
+    assert_eq!(
+        w.registrations[&reg.id].status, "online",
+        "same registration, online again"
+    );
     assert_eq!(w.report().runners.stuck, 0);
 }
 
@@ -470,8 +477,15 @@ fn the_unregistration_complete_annotation_skips_the_finalizer() {
     let patch = json!({"metadata": {"annotations": {"actions-runner/unregistration-complete-timestamp": "2026-11-29T21:30:00Z"}}});
     w.patch_object(PODS, Some(NS), &pod, &patch).unwrap();
     delete(&mut w, PODS, &pod);
-    // The registration was never removed: it dangles.
+    // The registration was never removed: it dangles, offline.
     assert_eq!(w.report().runners.dangling_registrations, 1);
+    assert_eq!(
+        w.registrations
+            .values()
+            .filter(|r| r.status == "offline")
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -622,18 +636,22 @@ fn unregister_answers_404_422_204() {
 
 #[test]
 fn unsafe_204_strikes_only_just_after_an_assignment() {
-    let mut w = world(&[
+    let args = [
         "--runners",
         "2",
-        "--busy",
-        "1",
+        "--job-rate",
+        "50",
         "--fault",
         "unsafe-204=1",
         "--job-duration",
         "600s",
-    ]);
+    ];
+    let mut w = world(&args);
     let t0 = w.now();
+    // Both runners get a job within the first half second.
+    step(&mut w, t0, 0.5);
     let regs: Vec<_> = w.registrations.values().cloned().collect();
+    assert!(regs.iter().all(|r| r.busy));
     // Within a second of the assignment: 204 although the job runs on.
     assert_eq!(w.unregister(regs[0].id), Unregister::Removed);
     assert!(!w.registrations.contains_key(&regs[0].id));
@@ -650,10 +668,61 @@ fn unsafe_204_strikes_only_just_after_an_assignment() {
             name: regs[1].name.clone()
         }
     );
-    // Without the fault, never.
-    let mut w = world(&["--runners", "2", "--busy", "1"]);
+    // Jobs of a populated world started a while ago: no unsafe 204 for them.
+    let mut w = world(&["--runners", "2", "--busy", "1", "--fault", "unsafe-204=1"]);
     let id = *w.registrations.keys().next().unwrap();
     assert!(matches!(w.unregister(id), Unregister::Busy { .. }));
+    // Without the fault, never.
+    let mut w = world(&[
+        "--runners",
+        "2",
+        "--job-rate",
+        "50",
+        "--job-duration",
+        "600s",
+    ]);
+    let t0 = w.now();
+    step(&mut w, t0, 0.5);
+    let id = *w.registrations.keys().next().unwrap();
+    assert!(matches!(w.unregister(id), Unregister::Busy { .. }));
+}
+
+#[test]
+fn a_populated_world_has_some_age() {
+    let w = world(&["--runners", "3", "--busy", "1"]);
+    let now = jiff::Timestamp::now();
+    for pod in list(&w, PODS) {
+        let created: jiff::Timestamp = pod["metadata"]["creationTimestamp"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let started: jiff::Timestamp = pod["status"]["startTime"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let age = now.duration_since(created).as_secs();
+        assert!((3 * 60 - 5..=3600 + 5).contains(&age), "{age}");
+        assert!(started > created);
+        let log = w.store.log(NS, &name(&pod), "runner");
+        let stamp = |i: usize| {
+            jiff::civil::DateTime::strptime(
+                "%Y-%m-%d %H:%M:%SZ",
+                log[i].split(": ").next().unwrap(),
+            )
+            .unwrap()
+        };
+        // Connected when the pod started; the job began later, but less than a minute ago.
+        assert!(stamp(0) < stamp(log.len() - 1), "{log:?}");
+    }
+    let node = list(&w, NODES).remove(0);
+    let created: jiff::Timestamp = node["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(now.duration_since(created).as_hours() >= 14 * 24);
 }
 
 #[test]
@@ -843,4 +912,38 @@ fn a_runner_unregistered_before_it_connects_is_stuck() {
         (r.runners.stuck, r.runners.registered, r.runners.pods),
         (0, 2, 2)
     );
+}
+
+#[test]
+fn settling_waits_for_work_begun_before_and_not_after() {
+    let mut w = world(&[
+        "--runners",
+        "2",
+        "--busy",
+        "0.5",
+        "--job-duration",
+        "3s",
+        "--mode",
+        "legacy",
+    ]);
+    let t0 = w.now();
+    let idle = w
+        .registrations
+        .values()
+        .find(|r| !r.busy)
+        .unwrap()
+        .name
+        .clone();
+    delete(&mut w, PODS, &idle);
+    let since = w.now();
+    assert!(!w.settled_since(since), "the replacement is still starting");
+    step(&mut w, t0, 2.0);
+    assert!(w.settled_since(since) && w.is_settled());
+    // The busy runner's job ends after `since`: its reaping is new work.
+    step(&mut w, t0, 3.2);
+    assert!(w.settled_since(since));
+    assert!(!w.is_settled());
+    step(&mut w, t0, 6.0);
+    assert!(w.is_settled());
+    assert_eq!(w.report().runners.registered, 2);
 }

@@ -75,6 +75,8 @@ pub struct Cluster {
     client: kube::Client,
     default_namespace: String,
     server: String,
+    /// The kubeconfig context in use (`in-cluster` for the service account).
+    context: String,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -106,6 +108,7 @@ impl Cluster {
     /// Connects using the kubeconfig files of `settings` (merged in order), or the in-cluster
     /// service account when there are none. Needs a process-level rustls provider.
     pub async fn connect(settings: &KubeSettings) -> Result<Self> {
+        let mut context = "in-cluster".to_owned();
         let mut config = if settings.kubeconfig.is_empty() {
             if settings.context.is_some() {
                 return Err(
@@ -129,6 +132,13 @@ impl Cluster {
                     Error::usage(format!("context `{ctx}` not found in the kubeconfig"))
                         .with_hint(context_hint(&contexts)),
                 );
+            }
+            if let Some(name) = settings
+                .context
+                .clone()
+                .or_else(|| kubeconfig.current_context.clone())
+            {
+                context = name;
             }
             let options = KubeConfigOptions {
                 context: settings.context.clone(),
@@ -158,6 +168,7 @@ impl Cluster {
             client,
             default_namespace,
             server,
+            context,
         })
     }
 
@@ -167,6 +178,7 @@ impl Cluster {
             client,
             default_namespace: default_namespace.to_owned(),
             server: server.to_owned(),
+            context: "custom".to_owned(),
         }
     }
 
@@ -187,6 +199,11 @@ impl Cluster {
     /// The context's namespace (`default` when it names none).
     pub fn default_namespace(&self) -> &str {
         &self.default_namespace
+    }
+
+    /// The kubeconfig context in use, for prompts and summaries.
+    pub fn context(&self) -> &str {
+        &self.context
     }
 
     /// The API server URL.
@@ -368,22 +385,28 @@ impl Cluster {
         delete_with_uid(&api, name, uid, "runners", namespace, &self.server).await
     }
 
-    /// Sets one annotation on a pod (JSON merge patch). `Ok(false)` when the pod is gone.
+    /// Sets one annotation on the pod with `uid` (JSON merge patch): `Deleted` stands for done
+    /// here, `AlreadyGone` for 404, `Replaced` for another pod under the name.
+    ///
+    /// The patch carries the pod's uid, which the API server treats as a precondition: a
+    /// replacement under the same name answers 409 and is left unannotated.
     pub async fn annotate_pod(
         &self,
         namespace: &str,
         name: &str,
+        uid: &str,
         key: &str,
         value: &str,
-    ) -> Result<bool> {
+    ) -> Result<DeleteResult> {
         let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
-        let patch = json!({"metadata": {"annotations": {key: value}}});
+        let patch = json!({"metadata": {"uid": uid, "annotations": {key: value}}});
         match api
             .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
-            Ok(_) => Ok(true),
-            Err(kube::Error::Api(s)) if s.code == 404 => Ok(false),
+            Ok(_) => Ok(DeleteResult::Deleted),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(DeleteResult::AlreadyGone),
+            Err(kube::Error::Api(s)) if s.code == 409 => Ok(DeleteResult::Replaced),
             Err(e) => Err(
                 kube_error(e, "patch", "pods", Some(namespace), &self.server)
                     .context(format!("failed to annotate pod `{namespace}/{name}`")),

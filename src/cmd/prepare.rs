@@ -87,7 +87,7 @@ pub(crate) async fn prepare(ctx: &Context, i: Inputs<'_>) -> Result<Prepared> {
     let scene = Scene {
         scope: github_settings.scope.path(),
         scope_text: github_settings.scope.describe(),
-        context: kube_settings.context.clone(),
+        context: Some(cluster.context().to_owned()),
         namespaces: match &namespaces {
             NamespaceScope::All => Vec::new(),
             NamespaceScope::Only(list) => list.clone(),

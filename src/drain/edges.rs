@@ -243,17 +243,18 @@ impl ClusterOps for ClusterEdge {
 
     async fn annotate_unregistered(&self, target: &DeleteTarget) -> Result<u16, ClusterError> {
         let now = jiff::Timestamp::now().to_string();
-        let found = self
+        let result = self
             .0
             .annotate_pod(
                 target.namespace(),
                 target.pod_name(),
+                target.pod_uid(),
                 UNREGISTRATION_COMPLETE,
                 &now,
             )
             .await
             .map_err(cluster_error)?;
-        Ok(if found { 200 } else { 404 })
+        Ok(deleted(result).status())
     }
 
     async fn delete(&self, target: &DeleteTarget) -> Result<Deleted, ClusterError> {

@@ -62,7 +62,7 @@ impl Outcome {
         match self {
             Outcome::Drained { .. } => "drained",
             Outcome::Skipped {
-                reason: SkipReason::Busy { .. },
+                reason: SkipReason::Busy { .. } | SkipReason::BusyAtUnregister,
             } => "skipped-busy",
             Outcome::Skipped { .. } => "skipped",
             Outcome::Held { .. } => "held",

@@ -476,7 +476,11 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
             Unregistered::Busy { .. } => {
                 if !sh.settings.wait {
                     return Outcome::Skipped {
-                        reason: SkipReason::Busy { job },
+                        reason: if wait_first || job.is_some() {
+                            SkipReason::Busy { job }
+                        } else {
+                            SkipReason::BusyAtUnregister
+                        },
                     };
                 }
                 if let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
@@ -540,12 +544,25 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
     // Unregistered and confirmed idle: delete the right object, guarded by its uid.
     if let DeleteTarget::Pod { annotate: true, .. } = target {
         match sh.cluster(|| sh.k8s.annotate_unregistered(&target)).await {
-            Ok(status) => sh.emit(Event::Mutated(Mutation {
-                action: "annotate",
-                target: format!("pod/{}/{}", target.namespace(), target.pod_name()),
-                runner_id: Some(id),
-                status,
-            })),
+            Ok(status) => {
+                sh.emit(Event::Mutated(Mutation {
+                    action: "annotate",
+                    target: format!("pod/{}/{}", target.namespace(), target.pod_name()),
+                    runner_id: Some(id),
+                    status,
+                }));
+                // 404: gone; 409: a replacement under the same name. Neither is ours to delete.
+                if status == 404 || status == 409 {
+                    return Outcome::Drained {
+                        deleted: target.display(),
+                        note: Some(if status == 404 {
+                            "pod already gone".into()
+                        } else {
+                            "replaced by a new pod of the same name, which was left alone".into()
+                        }),
+                    };
+                }
+            }
             Err(f) => return fail(f, "while annotating the pod; pod kept"),
         }
     }

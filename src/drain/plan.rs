@@ -109,6 +109,8 @@ impl DeleteTarget {
 pub enum SkipReason {
     /// GitHub lists it busy (and `--wait` is off).
     Busy { job: Option<String> },
+    /// The list said idle, but GitHub refused the unregister with 422: a job started since.
+    BusyAtUnregister,
     /// A runner pod without a registration: starting up, or stuck.
     PodOnly,
     /// A registration without a pod in the selected namespaces.
@@ -122,6 +124,9 @@ impl SkipReason {
         match self {
             SkipReason::Busy { job: Some(job) } => format!("busy: job \"{job}\""),
             SkipReason::Busy { job: None } => "busy".to_owned(),
+            SkipReason::BusyAtUnregister => {
+                "busy: GitHub refused the unregister (422), a job started after the list".to_owned()
+            }
             SkipReason::PodOnly => "pod-only: no GitHub registration".to_owned(),
             SkipReason::RegistrationOnly => {
                 "registration-only: no pod in the selected namespaces".to_owned()
@@ -231,7 +236,9 @@ pub fn counts(steps: &[Step]) -> PlanCounts {
                 wait_first: true, ..
             } => c.wait += 1,
             Action::Drain { .. } => c.drain += 1,
-            Action::Skip(SkipReason::Busy { .. }) => c.skip_busy += 1,
+            Action::Skip(SkipReason::Busy { .. } | SkipReason::BusyAtUnregister) => {
+                c.skip_busy += 1;
+            }
             Action::Skip(_) => c.skip_other += 1,
         }
     }

@@ -40,7 +40,7 @@ pub fn prompt(verb: &str, steps: &[Step], scene: &Scene) -> String {
     if let Some(ctx) = &scene.context {
         q.push_str(&format!(" in context `{ctx}`"));
     }
-    q.push_str(&format!(", namespaces {}", namespaces(scene)));
+    q.push_str(&format!(", {}", namespaces(scene)));
     let mut notes = Vec::new();
     if c.wait > 0 {
         notes.push(format!("{} busy will be waited for", c.wait));
@@ -59,10 +59,10 @@ pub fn prompt(verb: &str, steps: &[Step], scene: &Scene) -> String {
 }
 
 fn namespaces(scene: &Scene) -> String {
-    if scene.namespaces.is_empty() {
-        "(all)".to_owned()
-    } else {
-        scene.namespaces.join(",")
+    match scene.namespaces.as_slice() {
+        [] => "all namespaces".to_owned(),
+        [one] => format!("namespace `{one}`"),
+        many => format!("namespaces `{}`", many.join("`, `")),
     }
 }
 
@@ -304,7 +304,12 @@ impl Lines {
                 ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} runners {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar());
             let main = multi.add(ProgressBar::new(total as u64).with_style(style));
-            let status = multi.add(ProgressBar::new_spinner());
+            let status = multi.add(
+                ProgressBar::new_spinner().with_style(
+                    ProgressStyle::with_template("{spinner} {wide_msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                ),
+            );
             (multi, main, status)
         });
         Lines {

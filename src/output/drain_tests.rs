@@ -73,7 +73,7 @@ fn the_dry_run_plan_says_exactly_what_happens() {
 fn the_prompt_names_scope_context_namespaces_and_counts() {
     assert_eq!(
         prompt("Drain", &steps(), &scene()),
-        "Drain 3 runners of org `acme` in context `prod`, namespaces arc-runners (1 busy will be waited for, 1 busy will be skipped)?"
+        "Drain 3 runners of org `acme` in context `prod`, namespace `arc-runners` (1 busy will be waited for, 1 busy will be skipped)?"
     );
 }
 

@@ -13,16 +13,17 @@ use std::time::Duration;
 use crate::cli::SandboxArgs;
 use crate::context::{Context, Env};
 use crate::error::{Error, Result};
-use crate::sandbox::demo;
 use crate::sandbox::report::Report;
 use crate::sandbox::server::Sandbox;
+use crate::sandbox::world::lock;
+use crate::sandbox::{demo, overview};
 
 /// After an interrupt, how long the command gets to end by itself before it is killed.
 const COMMAND_GRACE: Duration = Duration::from_secs(10);
 
 pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
     if args.demo {
-        return demo::run(ctx, args).await;
+        return run_demo(ctx, args).await;
     }
     let report_path = args.report.clone();
     let command = args.command.clone();
@@ -37,8 +38,69 @@ pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
     Ok(code)
 }
 
+/// `--demo`: plays [`demo::STEPS`] in a demo world, then the verdict; 0 when it stayed clean.
+async fn run_demo(ctx: &Context, args: SandboxArgs) -> Result<u8> {
+    let args = demo::options(args);
+    let report_path = args.report.clone();
+    let intro = demo::intro(&args);
+    let sandbox = Sandbox::start(args).await?;
+    let _ = ctx.stdout.write_str(&intro);
+    let _ = ctx.stdout.write_str(&format!(
+        "fake GitHub API at {}, fake Kubernetes API at {} (kubeconfig {})\n\n",
+        sandbox.github_url(),
+        sandbox.kube_url(),
+        sandbox.kubeconfig_path().display()
+    ));
+    let world = sandbox.world();
+    // Traffic from now on (population's events are not news).
+    let mut seen = lock(&world).last_event_seq();
+    for step in demo::STEPS {
+        if ctx.interrupt.is_triggered() {
+            break;
+        }
+        match step {
+            demo::Step::Overview(title) => {
+                let rows = lock(&world).overview();
+                let _ = ctx
+                    .stdout
+                    .write_str(&format!("{title}:\n{}\n", overview::render(&rows)));
+            }
+            demo::Step::Watch(how_long) => {
+                let _ = ctx.stdout.write_str("job traffic:\n");
+                let start = tokio::time::Instant::now();
+                let mut traffic = demo::Traffic::default();
+                loop {
+                    let events = lock(&world).events_since(seen);
+                    for e in events {
+                        seen = e.seq;
+                        if let Some(line) = traffic.line(&e, start.elapsed()) {
+                            let _ = ctx.stdout.write_str(&line);
+                        }
+                    }
+                    if start.elapsed() >= how_long {
+                        break;
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(250)) => {}
+                        () = stop_requested(ctx) => break,
+                    }
+                }
+                if traffic.unprinted > 0 {
+                    let _ = ctx
+                        .stdout
+                        .write_str(&format!("  … and {} more job events\n", traffic.unprinted));
+                }
+                let _ = ctx.stdout.write_str("\n");
+            }
+        }
+    }
+    let _ = ctx.stdout.write_str(demo::OUTRO);
+    let report = finish(ctx, sandbox, report_path.as_deref()).await?;
+    Ok(if report.is_clean() { 0 } else { 1 })
+}
+
 /// Stops traffic, settles, prints the verdict and writes the report.
-pub(crate) async fn finish(
+async fn finish(
     ctx: &Context,
     sandbox: Sandbox,
     report_path: Option<&std::path::Path>,
@@ -156,7 +218,7 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
 }
 
 /// Resolves on Ctrl-C (the context's interrupt) or SIGTERM.
-pub(crate) async fn stop_requested(ctx: &Context) {
+async fn stop_requested(ctx: &Context) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -187,7 +249,7 @@ async fn serve(ctx: &Context, sandbox: &Sandbox) {
 }
 
 /// `value` quoted for a POSIX shell (bare when it needs no quoting).
-pub(crate) fn shell_quote(value: &str) -> String {
+fn shell_quote(value: &str) -> String {
     let plain = !value.is_empty()
         && value
             .chars()

@@ -40,6 +40,9 @@ pub(crate) struct Pending {
     pub namespace: String,
     pub pod: String,
     pub uid: String,
+    /// When the chain of work this belongs to began (a deletion, a job's end): settling
+    /// waits for chains that began before it did.
+    pub origin: Instant,
     /// Waiting for something other than time (a schedulable node); not counted by settling.
     parked: bool,
 }
@@ -108,8 +111,7 @@ impl World {
                     )?
                     .clone();
                 let er = self
-                    .store
-                    .create(
+                    .create_object(
                         EPHEMERAL_RUNNERS,
                         Some(&ns),
                         objects::ephemeral_runner(&pool, &org, &ers),
@@ -133,8 +135,7 @@ impl World {
                     .get(RUNNER_REPLICA_SETS, Some(&ns), pool.replica_set.as_deref()?)?
                     .clone();
                 let runner = self
-                    .store
-                    .create(RUNNERS, Some(&ns), objects::runner(&pool, &org, &rrs))
+                    .create_object(RUNNERS, Some(&ns), objects::runner(&pool, &org, &rrs))
                     .ok()?;
                 let name = meta_str(&runner, "name").to_owned();
                 let pod = objects::legacy_pod(&pool, &org, &runner);
@@ -143,8 +144,7 @@ impl World {
             PoolKind::RunnerSet => {
                 let rs = self.store.get(RUNNER_SETS, Some(&ns), &pool.name)?.clone();
                 let sts = self
-                    .store
-                    .create(STATEFUL_SETS, Some(&ns), objects::stateful_set(&pool, &rs))
+                    .create_object(STATEFUL_SETS, Some(&ns), objects::stateful_set(&pool, &rs))
                     .ok()?;
                 let name = meta_str(&sts, "name").to_owned();
                 let pod = objects::stateful_set_pod(&pool, &org, &sts);
@@ -196,7 +196,7 @@ impl World {
             pod["spec"]["nodeName"] = json!(node);
         }
         pod["status"] = objects::pending_status(&pod, node.is_some(), &at);
-        let pod = self.store.create(PODS, Some(&pool.namespace), pod).ok()?;
+        let pod = self.create_object(PODS, Some(&pool.namespace), pod).ok()?;
         let name = meta_str(&pod, "name").to_owned();
         let uid = meta_str(&pod, "uid").to_owned();
         self.runners.insert(
@@ -212,12 +212,14 @@ impl World {
             },
         );
         let due = self.now() + self.timing.pod_start;
+        let origin = self.cause.unwrap_or_else(|| self.now());
         self.pending.push(Pending {
             due,
             action: Action::Start,
             namespace: pool.namespace.clone(),
             pod: name.clone(),
             uid,
+            origin,
             parked: false,
         });
         Some(name)
@@ -273,6 +275,13 @@ impl World {
     }
 
     fn run_action(&mut self, p: Pending) {
+        // Work this action causes belongs to the same chain.
+        let outer = self.cause.replace(p.origin);
+        self.run_action_inner(p);
+        self.cause = outer;
+    }
+
+    fn run_action_inner(&mut self, p: Pending) {
         let key = (p.namespace.clone(), p.pod.clone());
         let Some(slot) = self.runners.get(&key) else {
             return;
@@ -419,12 +428,14 @@ impl World {
             o["status"] = objects::succeeded_status(o, &at);
         });
         let due = self.now() + self.timing.reap;
+        let origin = self.cause.unwrap_or_else(|| self.now());
         self.pending.push(Pending {
             due,
             action: Action::Reap,
             namespace: ns.to_owned(),
             pod: pod.to_owned(),
             uid,
+            origin,
             parked: false,
         });
     }
@@ -509,6 +520,13 @@ impl World {
         let Some(slot) = self.runners.remove(&key) else {
             return;
         };
+        // The runner process is gone: GitHub sees its registration (if any is left) offline.
+        if let Some(reg) = slot
+            .registration
+            .and_then(|id| self.registrations.get_mut(&id))
+        {
+            reg.status = "offline";
+        }
         let killed = match slot.job {
             Some(job) => {
                 self.kill_job(job, name);

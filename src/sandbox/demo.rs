@@ -1,33 +1,37 @@
 //! `arcctl sandbox --demo`: a populated world with live job traffic, shown to a newcomer in
 //! under a minute: the runners per node, a few lines of traffic, then the verdict.
 //!
-//! The demo is a list of [`Step`]s run against one [`Sandbox`]; running `arcctl drain` inside
-//! the world later is one more step (run a command with `Sandbox::env`, as `command.rs` does).
+//! The demo is a list of [`Step`]s that `command.rs` plays against one sandbox; running
+//! `arcctl drain` inside the world later is one more step (a command run with the sandbox's
+//! environment, as `command.rs` already does for `arcctl sandbox -- COMMAND`). This file holds
+//! what the demo is; `command.rs` prints it.
 
 use std::time::Duration;
 
 use crate::cli::{DurationRange, SandboxArgs};
-use crate::context::Context;
-use crate::error::Result;
-use crate::sandbox::command::{finish, stop_requested};
-use crate::sandbox::overview;
-use crate::sandbox::server::Sandbox;
-use crate::sandbox::world::{EventKind, lock};
+use crate::sandbox::world::{EventKind, WorldEvent};
 
-/// How many traffic lines the demo prints at most.
+/// How many traffic lines the demo prints at most (killed jobs are always printed).
 const MAX_TRAFFIC_LINES: usize = 16;
 
 /// One thing the demo does.
 #[derive(Debug, Clone)]
-enum Step {
-    /// Print the runners per node.
+pub(crate) enum Step {
+    /// Print the runners per node under this title.
     Overview(&'static str),
     /// Print job traffic as it happens for this long.
     Watch(Duration),
 }
 
+/// The demo, step by step.
+pub(crate) const STEPS: [Step; 3] = [
+    Step::Overview("the world at start"),
+    Step::Watch(Duration::from_secs(15)),
+    Step::Overview("the world now"),
+];
+
 /// The demo's world: 24 runners, 30 % busy, about two jobs a second of 3 to 12 seconds.
-fn demo_options(mut args: SandboxArgs) -> SandboxArgs {
+pub(crate) fn options(mut args: SandboxArgs) -> SandboxArgs {
     args.runners = 24;
     args.busy = 0.3;
     args.job_rate = 2.0;
@@ -38,97 +42,98 @@ fn demo_options(mut args: SandboxArgs) -> SandboxArgs {
     args
 }
 
-pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
-    let args = demo_options(args);
-    let report_path = args.report.clone();
-    let intro = format!(
-        "arcctl sandbox demo: organization `{}`, {} runners ({} mode) on {} nodes, \
+/// The first line: what world this is.
+pub(crate) fn intro(args: &SandboxArgs) -> String {
+    let mode = clap::ValueEnum::to_possible_value(&args.mode)
+        .map_or_else(String::new, |v| v.get_name().to_owned());
+    format!(
+        "arcctl sandbox demo: organization `{}`, {} runners ({mode} mode) on {} nodes, \
          ~{} jobs/s of 3-12 s\n",
-        args.org,
-        args.runners,
-        clap::ValueEnum::to_possible_value(&args.mode)
-            .map_or_else(String::new, |v| v.get_name().to_owned()),
-        args.nodes,
-        args.job_rate
-    );
-    let sandbox = Sandbox::start(args).await?;
-    let _ = ctx.stdout.write_str(&intro);
-    let _ = ctx.stdout.write_str(&format!(
-        "fake GitHub API at {}, fake Kubernetes API at {} (kubeconfig {})\n\n",
-        sandbox.github_url(),
-        sandbox.kube_url(),
-        sandbox.kubeconfig_path().display()
-    ));
-    let steps = [
-        Step::Overview("the world at start"),
-        Step::Watch(Duration::from_secs(15)),
-        Step::Overview("the world now"),
-    ];
-    // Traffic from now on (population's events are not news).
-    let mut seen = lock(&sandbox.world()).last_event_seq();
-    let mut printed = 0;
-    let mut unprinted = 0;
-    for step in steps {
-        if ctx.interrupt.is_triggered() {
-            break;
+        args.org, args.runners, args.nodes, args.job_rate
+    )
+}
+
+/// The last words: how to go on from here.
+pub(crate) const OUTRO: &str = "\
+explore a world yourself: run `arcctl sandbox --busy 0.3 --job-rate 1` in one terminal,
+paste its export lines into another and try `kubectl get pods,ephemeralrunners`;
+or run a command in a world and read its verdict:
+`arcctl sandbox --busy 0.5 -- kubectl delete pods --all -n arc-runners`
+
+";
+
+/// Picks the traffic lines worth showing, spread over a watch: a few at once, then about one
+/// a second; a killed job always.
+#[derive(Debug, Default)]
+pub(crate) struct Traffic {
+    printed: usize,
+    /// Job events not shown.
+    pub(crate) unprinted: usize,
+}
+
+impl Traffic {
+    /// The line for `event`, `elapsed` into the watch, or `None` to skip it.
+    pub(crate) fn line(&mut self, event: &WorldEvent, elapsed: Duration) -> Option<String> {
+        let killed = matches!(event.what, EventKind::JobKilled { .. });
+        let job = killed
+            || matches!(
+                event.what,
+                EventKind::JobStarted { .. } | EventKind::JobCompleted { .. }
+            );
+        if !job {
+            return None;
         }
-        match step {
-            Step::Overview(title) => {
-                let rows = lock(&sandbox.world()).overview();
-                let _ = ctx
-                    .stdout
-                    .write_str(&format!("{title}:\n{}\n", overview::render(&rows)));
-            }
-            Step::Watch(how_long) => {
-                let _ = ctx.stdout.write_str("job traffic:\n");
-                let deadline = tokio::time::Instant::now() + how_long;
-                loop {
-                    let events = lock(&sandbox.world()).events_since(seen);
-                    for e in events {
-                        seen = e.seq;
-                        let shown = matches!(
-                            e.what,
-                            EventKind::JobStarted { .. }
-                                | EventKind::JobCompleted { .. }
-                                | EventKind::JobKilled { .. }
-                        );
-                        // Spread the lines over the watch: a few at once, then about one a
-                        // second; a killed job is always shown.
-                        let elapsed = how_long.saturating_sub(
-                            deadline.saturating_duration_since(tokio::time::Instant::now()),
-                        );
-                        let budget = 3 + elapsed.as_secs() as usize;
-                        let killed = matches!(e.what, EventKind::JobKilled { .. });
-                        if shown && (killed || (printed < budget && printed < MAX_TRAFFIC_LINES)) {
-                            printed += 1;
-                            let _ = ctx.stdout.write_str(&format!("  {}  {}\n", e.at, e.what));
-                        } else if shown {
-                            unprinted += 1;
-                        }
-                    }
-                    if tokio::time::Instant::now() >= deadline {
-                        break;
-                    }
-                    tokio::select! {
-                        () = tokio::time::sleep(Duration::from_millis(250)) => {}
-                        () = stop_requested(ctx) => break,
-                    }
-                }
-                if unprinted > 0 {
-                    let _ = ctx
-                        .stdout
-                        .write_str(&format!("  … and {unprinted} more job events\n"));
-                }
-                let _ = ctx.stdout.write_str("\n");
-            }
+        let budget = (3 + elapsed.as_secs() as usize).min(MAX_TRAFFIC_LINES);
+        if killed || self.printed < budget {
+            self.printed += 1;
+            Some(format!("  {}  {}\n", event.at, event.what))
+        } else {
+            self.unprinted += 1;
+            None
         }
     }
-    let _ = ctx.stdout.write_str(
-        "explore a world yourself: run `arcctl sandbox --busy 0.3 --job-rate 1` in one terminal,\n\
-         paste its export lines into another and try `kubectl get pods,ephemeralrunners`;\n\
-         or run a command in a world and read its verdict:\n\
-         `arcctl sandbox --busy 0.5 -- kubectl delete pods --all -n arc-runners`\n\n",
-    );
-    let report = finish(ctx, sandbox, report_path.as_deref()).await?;
-    Ok(if report.is_clean() { 0 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(seq: u64, what: EventKind) -> WorldEvent {
+        WorldEvent {
+            seq,
+            at: "2026-11-29T21:30:00Z".to_owned(),
+            what,
+        }
+    }
+
+    #[test]
+    fn traffic_lines_are_spread_and_kills_always_shown() {
+        let mut t = Traffic::default();
+        let started = |n| {
+            event(
+                n,
+                EventKind::JobStarted {
+                    job: format!("build-{n}"),
+                    runner: "r".into(),
+                },
+            )
+        };
+        let shown = (0..10)
+            .filter(|n| t.line(&started(*n), Duration::ZERO).is_some())
+            .count();
+        assert_eq!((shown, t.unprinted), (3, 7));
+        let online = event(11, EventKind::RunnerOnline { runner: "r".into() });
+        assert!(t.line(&online, Duration::from_secs(5)).is_none());
+        let killed = event(
+            12,
+            EventKind::JobKilled {
+                job: "build-1".into(),
+                runner: "r".into(),
+            },
+        );
+        let line = t.line(&killed, Duration::ZERO).unwrap();
+        assert!(line.contains("job build-1 KILLED on r"), "{line}");
+        assert!(t.line(&started(13), Duration::from_secs(1)).is_none());
+        assert!(t.line(&started(14), Duration::from_secs(9)).is_some());
+    }
 }

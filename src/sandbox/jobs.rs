@@ -68,7 +68,7 @@ impl Jobs {
 const JOB_KINDS: [&str; 5] = ["build", "test", "lint", "e2e", "deploy"];
 
 impl World {
-    /// Stops job arrivals; running jobs still end. Queued jobs stay queued.
+    /// Stops job arrivals; running jobs still end and queued ones are still assigned.
     pub fn stop_traffic(&mut self) {
         self.jobs.traffic = false;
     }
@@ -188,24 +188,28 @@ impl World {
     }
 
     /// Starts job `name` on the runner in pod `ns/pod` for `duration`. Returns false if that
-    /// runner can't take it.
+    /// runner can't take it (not connected, no registration, or busy).
     pub(crate) fn assign(&mut self, ns: &str, pod: &str, name: String, duration: Duration) -> bool {
         let now = self.now();
         let key = (ns.to_owned(), pod.to_owned());
         let Some(slot) = self.runners.get(&key).cloned() else {
             return false;
         };
+        if slot.state != SlotState::Running || slot.job.is_some() {
+            return false;
+        }
         let Some(reg_id) = slot.registration else {
             return false;
         };
-        let Some(reg) = self.registrations.get_mut(&reg_id) else {
+        let Some(reg) = self.registrations.get_mut(&reg_id).filter(|r| !r.busy) else {
             return false;
         };
         self.jobs.next_id += 1;
         let id = 1_000 + self.jobs.next_id;
         reg.busy = true;
         reg.job = Some(id);
-        reg.job_assigned_at = Some(now);
+        // A job of a populated world was assigned in the past (`backdate`).
+        reg.job_assigned_at = Some(now.checked_sub(self.backdate).unwrap_or(now));
         if let Some(s) = self.runners.get_mut(&key) {
             s.job = Some(id);
         }
@@ -300,6 +304,8 @@ impl World {
             let (ns, pod) = idle.swap_remove(i);
             let name = self.new_job_name();
             let duration = self.job_duration();
+            // Already running for a little while (at most a minute).
+            self.backdate = Duration::from_secs(self.draw(5..60));
             self.assign(&ns, &pod, name, duration);
         }
     }

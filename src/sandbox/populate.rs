@@ -12,6 +12,8 @@
 //! Everything is drawn from `--seed`: the same seed gives the same names, ids, uids and busy
 //! set.
 
+use std::time::Duration;
+
 use crate::cli::SandboxMode;
 use crate::sandbox::objects;
 use crate::sandbox::runners::{Pool, PoolKind};
@@ -20,6 +22,9 @@ use crate::sandbox::store::{
     RUNNER_REPLICA_SETS, RUNNER_SETS,
 };
 use crate::sandbox::world::{RunnerGroup, World};
+
+const MINUTE: u64 = 60;
+const DAY: u64 = 24 * 60 * MINUTE;
 
 /// The second runner group every sandbox organization has.
 pub const LARGE_GROUP: (u64, &str) = (2, "large-runners");
@@ -34,12 +39,13 @@ fn split(n: u32, parts: u32) -> Vec<u32> {
 impl World {
     pub(crate) fn populate(&mut self) {
         let ns = self.options.namespace.clone();
+        // The cluster has been up for weeks; pools for days; runners for minutes (ephemeral
+        // runners are recycled job by job).
+        self.backdate = Duration::from_secs(self.draw(14 * DAY..60 * DAY));
         for i in 1..=self.options.nodes {
-            let _ = self
-                .store
-                .create(NODES, None, objects::node(&format!("node-{i}"), i));
+            let _ = self.create_object(NODES, None, objects::node(&format!("node-{i}"), i));
         }
-        let _ = self.store.create(NAMESPACES, None, objects::namespace(&ns));
+        let _ = self.create_object(NAMESPACES, None, objects::namespace(&ns));
         self.runner_groups.push(RunnerGroup {
             id: LARGE_GROUP.0,
             name: LARGE_GROUP.1.to_owned(),
@@ -84,16 +90,17 @@ impl World {
         for (kind, name, group, replicas) in plan {
             self.create_pool(kind, name, group, replicas);
         }
-        self.start_all_now();
         // The world starts steady; `--controller-delay` slows only the runners created from now.
         self.timing.pod_start += self.options.controller_delay;
         let busy = (f64::from(n) * self.options.busy).round() as usize;
         self.start_initial_jobs(busy);
+        self.backdate = Duration::ZERO;
         self.schedule_first_arrival();
     }
 
     /// Creates a pool's top-level ARC objects and its runners.
     fn create_pool(&mut self, kind: PoolKind, name: &str, group: u64, replicas: u32) {
+        self.backdate = Duration::from_secs(self.draw(DAY..14 * DAY));
         let ns = self.options.namespace.clone();
         let org = self.options.org.clone();
         let group_name = self
@@ -127,7 +134,7 @@ impl World {
         };
         match kind {
             PoolKind::ScaleSet => {
-                let ars = self.store.create(
+                let ars = self.create_object(
                     AUTOSCALING_RUNNER_SETS,
                     Some(&ns),
                     objects::autoscaling_runner_set(&pool, &org),
@@ -135,14 +142,13 @@ impl World {
                 if let Ok(ars) = ars {
                     let ers = objects::ephemeral_runner_set(&pool, &org, &ars);
                     pool.replica_set = self
-                        .store
-                        .create(EPHEMERAL_RUNNER_SETS, Some(&ns), ers)
+                        .create_object(EPHEMERAL_RUNNER_SETS, Some(&ns), ers)
                         .ok()
                         .and_then(|o| o["metadata"]["name"].as_str().map(str::to_owned));
                 }
             }
             PoolKind::Deployment => {
-                let rd = self.store.create(
+                let rd = self.create_object(
                     RUNNER_DEPLOYMENTS,
                     Some(&ns),
                     objects::runner_deployment(&pool, &org),
@@ -150,21 +156,24 @@ impl World {
                 if let Ok(rd) = rd {
                     let rrs = objects::runner_replica_set(&pool, &org, &rd);
                     pool.replica_set = self
-                        .store
-                        .create(RUNNER_REPLICA_SETS, Some(&ns), rrs)
+                        .create_object(RUNNER_REPLICA_SETS, Some(&ns), rrs)
                         .ok()
                         .and_then(|o| o["metadata"]["name"].as_str().map(str::to_owned));
                 }
             }
             PoolKind::RunnerSet => {
-                let _ = self
-                    .store
-                    .create(RUNNER_SETS, Some(&ns), objects::runner_set(&pool, &org));
+                let _ =
+                    self.create_object(RUNNER_SETS, Some(&ns), objects::runner_set(&pool, &org));
             }
         }
         self.pools.insert(name.to_owned(), pool);
         for _ in 0..replicas {
+            let age = self.draw(3 * MINUTE..60 * MINUTE);
+            self.backdate = Duration::from_secs(age);
             self.add_replica(name);
+            // Its pod started a few seconds after it was created.
+            self.backdate = Duration::from_secs(age - self.draw(2..10));
+            self.start_all_now();
         }
     }
 }

@@ -29,6 +29,8 @@ pub struct JobCounts {
     pub killed: u64,
     /// Jobs waiting for an idle runner.
     pub queued: u64,
+    /// Jobs that arrived while 10,000 were already waiting, and were dropped.
+    pub dropped: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +124,7 @@ impl World {
                 running: self.jobs.running.len() as u64,
                 killed: self.stats.killed.len() as u64,
                 queued: self.jobs.queue.len() as u64,
+                dropped: self.jobs.dropped,
             },
             killed: self
                 .stats

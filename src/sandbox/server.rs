@@ -1,6 +1,28 @@
 //! A running sandbox: the fake GitHub and Kubernetes APIs on 127.0.0.1, the world's clock
 //! ticking (jobs, controller), and the environment a command needs to use them. Integration
 //! tests use [`Sandbox`] in-process; `arcctl sandbox` wraps it.
+//!
+//! ```no_run
+//! # async fn example() -> arcctl::error::Result<()> {
+//! use arcctl::context::{Context, Env};
+//! use arcctl::sandbox::{self, Sandbox};
+//!
+//! let args = sandbox::options(["--runners", "10", "--busy", "0.5", "--job-duration", "600s"])
+//!     .expect("valid options");
+//! let sandbox = Sandbox::start(args).await?;
+//! // Run arcctl in-process against it, with the sandbox's environment (once per process,
+//! // install the TLS provider `main` installs).
+//! let _ = rustls::crypto::ring::default_provider().install_default();
+//! let (ctx, _out, _err) = Context::captured(Env::new(sandbox.env()));
+//! let code = arcctl::run(vec!["arcctl".into(), "list".into()], ctx).await;
+//! sandbox.stop_traffic();
+//! sandbox.settle().await;
+//! let report = sandbox.report();
+//! assert_eq!((code, report.jobs.killed), (0, 0));
+//! sandbox.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -123,19 +145,12 @@ impl Sandbox {
         lock(&self.world).stop_traffic();
     }
 
-    /// Waits until the controller work scheduled so far is done (replacements created and
-    /// started), or nothing is pending; at most 10 s.
+    /// Waits until the controller work begun so far is done (replacements created and
+    /// started; not work that jobs ending meanwhile begin); at most 10 s.
     pub async fn settle(&self) {
         let start = Instant::now();
-        let until = lock(&self.world).settles_at();
-        loop {
-            let settled = {
-                let w = lock(&self.world);
-                w.is_settled() || until.is_some_and(|u| w.now() > u + TICK)
-            };
-            if settled || start.elapsed() >= SETTLE_MAX {
-                return;
-            }
+        let since = lock(&self.world).now();
+        while !lock(&self.world).settled_since(since) && start.elapsed() < SETTLE_MAX {
             tokio::time::sleep(TICK).await;
         }
     }

@@ -376,6 +376,19 @@ impl Store {
                 "metadata: Invalid value: must be an object".into(),
             ));
         }
+        // A uid in the patch is a precondition, as on a real API server: a replacement with the
+        // same name is not patched.
+        if let Some(want) = patch["metadata"]["uid"].as_str() {
+            let have = self.get(rt, ns, name).ok_or(StoreError::NotFound)?["metadata"]["uid"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            if have != want {
+                return Err(StoreError::Conflict(format!(
+                    "Precondition failed: UID in precondition: {want}, UID in object meta: {have}"
+                )));
+            }
+        }
         self.modify(rt, ns, name, |obj| {
             let keep = (
                 obj["metadata"]["name"].clone(),

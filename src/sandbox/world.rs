@@ -186,6 +186,10 @@ pub struct World {
     pub stats: Stats,
     pub started: Instant,
     pub timing: Timing,
+    /// How far in the past the world's wall clock runs (only while populating).
+    pub(crate) backdate: Duration,
+    /// The origin of the controller work running now (see `controller::Pending::origin`).
+    pub(crate) cause: Option<Instant>,
     rng: ChaCha8Rng,
     /// The latest instant [`World::tick`] was driven to.
     clock: Instant,
@@ -226,6 +230,8 @@ impl World {
             stats: Stats::default(),
             started: now,
             timing: Timing::default(),
+            backdate: Duration::ZERO,
+            cause: None,
             rng,
             clock: now,
             wall_start: jiff::Timestamp::now(),
@@ -259,12 +265,31 @@ impl World {
     }
 
     /// The world's clock as a wall-clock timestamp.
+    ///
+    /// While the world is being populated, [`World::backdate`] moves it into the past, so a
+    /// world starts with objects, pods and log lines of some age, as a running cluster has.
     pub(crate) fn wall_now(&self) -> jiff::Timestamp {
         let elapsed = self.now().saturating_duration_since(self.started);
         let elapsed = jiff::SignedDuration::try_from(elapsed).unwrap_or(jiff::SignedDuration::ZERO);
+        let back =
+            jiff::SignedDuration::try_from(self.backdate).unwrap_or(jiff::SignedDuration::ZERO);
         self.wall_start
             .checked_add(elapsed)
+            .and_then(|t| t.checked_sub(back))
             .unwrap_or(self.wall_start)
+    }
+
+    /// Stores a new object with the world's (possibly backdated) creation time.
+    pub(crate) fn create_object(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        mut obj: Value,
+    ) -> Result<Value, StoreError> {
+        if obj["metadata"]["creationTimestamp"].is_null() {
+            obj["metadata"]["creationTimestamp"] = Value::String(self.k8s_now());
+        }
+        self.store.create(rt, ns, obj)
     }
 
     /// Runs everything due by `now`: job arrivals, assignments and completions, controller
@@ -475,17 +500,14 @@ impl World {
         }
     }
 
-    /// Whether any controller work is still scheduled.
+    /// Whether any controller work is still scheduled (waiting for a node doesn't count).
     pub fn is_settled(&self) -> bool {
         self.pending.iter().all(Pending::is_parked)
     }
 
-    /// When the last of the controller work scheduled so far falls due.
-    pub fn settles_at(&self) -> Option<Instant> {
-        self.pending
-            .iter()
-            .filter(|p| !p.is_parked())
-            .map(|p| p.due)
-            .max()
+    /// Whether the controller work that began by `t` (deletions, job ends, and everything they
+    /// led to: replacements created and started) is done. Later work doesn't count.
+    pub fn settled_since(&self, t: Instant) -> bool {
+        self.pending.iter().all(|p| p.is_parked() || p.origin > t)
     }
 }
