@@ -609,3 +609,54 @@ async fn the_audit_log_records_every_mutation_of_every_batch() {
     let token = lock(&sb.world()).token.clone();
     assert!(!text.contains(&token));
 }
+
+/// The acceptance run at test speed: 30 scale-set runners, 30 % busy, a job a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thirty_runners_under_traffic_are_replaced_in_batches_of_five_and_no_job_dies() {
+    let sb = sandbox(&[
+        "--mode",
+        "scale-set",
+        "--runners",
+        "30",
+        "--busy",
+        "0.3",
+        "--job-rate",
+        "1",
+        "--job-duration",
+        "2s..10s",
+        "--seed",
+        "16",
+    ])
+    .await;
+    let busy_at_start = busy_runners(&sb);
+    let run = recreate(
+        &sb,
+        &["--all", "-A", "--yes", "--batch-size", "5", "-o", "json"],
+    )
+    .await;
+    assert!(
+        run.code == 0 || run.code == 3,
+        "exit {}:\n{}",
+        run.code,
+        run.stderr
+    );
+    let doc = json(&run);
+    assert_batches_at_most(&doc, 5);
+    assert_eq!(doc["totals"]["replacements_missing"], 0, "{doc:#}");
+    assert_eq!(doc["totals"]["failed"], 0, "{doc:#}");
+    for r in runners(&doc) {
+        let name = r["name"].as_str().unwrap().to_owned();
+        let outcome = r["outcome"].as_str().unwrap();
+        if busy_at_start.contains(&name) {
+            assert_eq!(outcome, "skipped-busy", "{r:#}");
+        } else {
+            // Idle at the start: recreated, unless a job reached it before its batch did.
+            assert!(outcome == "recreated" || outcome == "skipped-busy", "{r:#}");
+        }
+    }
+    sb.stop_traffic();
+    sb.settle().await;
+    let r = sb.report();
+    assert_eq!(r.jobs.killed, 0, "{:?}", r.killed);
+    assert_eq!(r.runners.stuck, 0);
+}

@@ -8,6 +8,7 @@ use crate::cli::{OutputFormat, RecreateArgs};
 use crate::cmd::drain::{exit_code, settings};
 use crate::cmd::prepare::{self, Inputs};
 use crate::context::Context;
+use crate::drain::event::Event;
 use crate::error::{Error, Result, exit};
 use crate::output::drain as drain_out;
 use crate::output::recreate::{self as out, Header};
@@ -89,9 +90,10 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         ready_timeout: args.ready_timeout,
         ready_poll: opts.poll_interval.min(READY_POLL_MAX),
     };
-    let stderr = ctx.stderr.clone();
-    let pres = p.pres;
-    let show = move |pr: rolling::Progress<'_>| out::progress(&stderr, &pres, pr);
+    let notes = reporter.tx.clone();
+    let show = move |pr: rolling::Progress<'_>| {
+        let _ = notes.send(Event::Note(out::progress_line(pr)));
+    };
     let result = rolling::run(
         &clients,
         std::mem::take(&mut p.steps),
@@ -103,6 +105,8 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         &show,
     )
     .await;
+    // The reporter ends when every sender is gone, this one included.
+    drop(show);
     let audit_result = reporter.finish().await?;
 
     let code = recreate_exit_code(&result.rows, result.interrupted);

@@ -408,6 +408,7 @@ impl Lines {
                 _ => format!("{} deleted", m.target),
             }),
             Event::Mutated(_) => {}
+            Event::Note(line) => self.say(line.clone()),
             Event::Finished { runner, outcome } => {
                 self.in_flight.remove(runner);
                 self.waiting.remove(runner);

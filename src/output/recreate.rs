@@ -6,21 +6,17 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::context::Stream;
 use crate::drain::event::Outcome;
 use crate::drain::plan::Step;
 use crate::output::drain::{
     RunnerResult, Scene, describe_action, plain_table, render, runner_result,
 };
-use crate::output::style::Presentation;
 use crate::recreate::rolling::{BatchRecord, Progress, ReplacementStatus, Row};
 
-/// A line on stderr for what the rolling recreate is doing (nothing with `-q`).
-pub fn progress(stderr: &Stream, pres: &Presentation, p: Progress<'_>) {
-    if !pres.chatty {
-        return;
-    }
-    let line = match p {
+/// The line shown for what the rolling recreate is doing (through the progress reporter, so
+/// it interleaves with drain's event lines and stays clear of progress bars).
+pub fn progress_line(p: Progress<'_>) -> String {
+    match p {
         Progress::BatchStarted { index, runners } => format!(
             "batch {index}: recreating {} runner{}: {}",
             runners.len(),
@@ -38,8 +34,7 @@ pub fn progress(stderr: &Stream, pres: &Presentation, p: Progress<'_>) {
             seconds(waited)
         ),
         Progress::Halted { reason } => format!("no further batches: {reason}"),
-    };
-    let _ = stderr.write_str(&format!("{line}\n"));
+    }
 }
 
 fn seconds(d: Duration) -> String {
