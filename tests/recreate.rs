@@ -660,3 +660,62 @@ async fn thirty_runners_under_traffic_are_replaced_in_batches_of_five_and_no_job
     assert_eq!(r.jobs.killed, 0, "{:?}", r.killed);
     assert_eq!(r.runners.stuck, 0);
 }
+
+/// A runner held by a job that started during its unregistration stays out of service: later
+/// batches are smaller by one, so capacity still never drops by more than the batch size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_runner_uses_up_room_in_every_later_batch() {
+    install_tls();
+    let args = arcctl::sandbox::options([
+        "--mode",
+        "legacy",
+        "--runners",
+        "4",
+        "--list-cache",
+        "60s",
+        "--job-rate",
+        "0",
+        "--fault",
+        "unsafe-204=1",
+        "--seed",
+        "17",
+    ])
+    .unwrap();
+    let mut world = arcctl::sandbox::world::World::populated(args);
+    // The recreate must reach the DELETE inside the window however slow this machine is.
+    world.timing.unsafe_204_window = Duration::from_secs(120);
+    let sb = Sandbox::start_world(world).await.unwrap();
+    let victim = pod_names(&sb).into_iter().min().expect("a runner pod");
+    assert!(lock(&sb.world()).start_job_on(
+        "arc-runners",
+        &victim,
+        "deploy",
+        Duration::from_secs(600)
+    ));
+    let run = recreate(
+        &sb,
+        &["--all", "-A", "--yes", "--batch-size", "2", "-o", "json"],
+    )
+    .await;
+    assert_eq!(run.code, 3, "held is incomplete:\n{}", run.stderr);
+    let doc = json(&run);
+    let sizes: Vec<usize> = doc["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["runners"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, [2, 1, 1], "{doc:#}");
+    assert_eq!(doc["batches"][0]["runners"][0], victim.as_str());
+    let held = runners(&doc)
+        .iter()
+        .find(|r| r["name"] == victim.as_str())
+        .unwrap();
+    assert_eq!(held["outcome"], "held", "{held:#}");
+    assert_eq!(doc["totals"]["replacements_ready"], 3, "{doc:#}");
+    sb.settle().await;
+    let r = sb.report();
+    assert_eq!(r.unsafe_204s, 1, "the fault must have struck");
+    assert_eq!(r.jobs.killed, 0);
+    assert!(pod_names(&sb).contains(&victim));
+}
