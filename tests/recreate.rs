@@ -361,6 +361,7 @@ async fn a_replacement_that_never_comes_stops_further_batches_with_exit_3() {
             untouched += 1;
         } else {
             assert_eq!(r["replacement"]["status"], "missing", "{r:#}");
+            assert_eq!(r["outcome"], "replacement-missing", "{r:#}");
         }
     }
     assert_eq!(untouched, 2);

@@ -30,7 +30,7 @@ pub fn progress_line(p: Progress<'_>) -> String {
             seconds(by.ready_after)
         ),
         Progress::Missing { old, waited } => format!(
-            "runner/{old}: no replacement ready after {} (--ready-timeout); no further batches",
+            "runner/{old}: no replacement ready after {} (--ready-timeout)",
             seconds(waited)
         ),
         Progress::Halted { reason } => format!("no further batches: {reason}"),
@@ -117,17 +117,19 @@ pub struct RecreateRunner {
     pub replacement: Option<ReplacementDoc>,
 }
 
-/// The outcome label: drain's, with `recreated` for a runner whose object was deleted.
-fn label(o: &Outcome) -> &'static str {
-    match o {
-        Outcome::Drained { .. } => "recreated",
-        o => o.label(),
+/// The outcome label: drain's, with `recreated` for a runner whose object was deleted, or
+/// `replacement-missing` when its replacement never became ready.
+fn label(row: &Row) -> &'static str {
+    match (&row.outcome, &row.replacement) {
+        (Outcome::Drained { .. }, Some(ReplacementStatus::Missing { .. })) => "replacement-missing",
+        (Outcome::Drained { .. }, _) => "recreated",
+        (o, _) => o.label(),
     }
 }
 
 fn runner_doc(row: &Row) -> RecreateRunner {
     let mut runner = runner_result(&row.step, Some(&row.outcome));
-    runner.outcome = label(&row.outcome);
+    runner.outcome = label(row);
     RecreateRunner {
         runner,
         batch: row.batch,
@@ -156,8 +158,8 @@ pub fn totals(rows: &[Row]) -> Totals {
         ..Totals::default()
     };
     for r in rows {
-        match label(&r.outcome) {
-            "recreated" => t.recreated += 1,
+        match label(r) {
+            "recreated" | "replacement-missing" => t.recreated += 1,
             "skipped-busy" => t.skipped_busy += 1,
             "skipped" => t.skipped += 1,
             "held" => t.held += 1,
