@@ -720,3 +720,44 @@ async fn a_held_runner_uses_up_room_in_every_later_batch() {
     assert_eq!(r.jobs.killed, 0);
     assert!(pod_names(&sb).contains(&victim));
 }
+
+/// The stuck-runner use case: a runner registered but offline is picked by name (as from
+/// `arcctl list --state offline -o name`) and replaced by one that comes online.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offline_runner_picked_by_name_is_replaced_by_an_online_one() {
+    let sb = sandbox(&["--runners", "4", "--seed", "18", "--job-rate", "0"]).await;
+    let stuck = pod_names(&sb).into_iter().min().expect("a runner pod");
+    {
+        let w = sb.world();
+        let mut w = lock(&w);
+        let reg = w
+            .registrations
+            .values_mut()
+            .find(|r| r.name == stuck)
+            .expect("its registration");
+        reg.status = "offline";
+    }
+    let listed = arcctl(&sb, &["list", "-A", "--state", "offline", "-o", "name"]).await;
+    assert_eq!(
+        listed.stdout,
+        format!("runner/{stuck}\n"),
+        "{}",
+        listed.stderr
+    );
+    let run = recreate(&sb, &["-A", "--yes", "-o", "json", &stuck]).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc = json(&run);
+    let r = &runners(&doc)[0];
+    assert_eq!(r["state"], "offline");
+    assert_eq!(r["outcome"], "recreated");
+    assert_eq!(r["replacement"]["status"], "ready", "{r:#}");
+    let new = r["replacement"]["name"].as_str().unwrap().to_owned();
+    let w = sb.world();
+    let w = lock(&w);
+    assert!(
+        w.registrations
+            .values()
+            .any(|g| g.name == new && g.status == "online")
+    );
+    assert!(!w.registrations.values().any(|g| g.name == stuck));
+}
