@@ -13,7 +13,7 @@ use crate::error::{Error, Result, exit};
 use crate::output::drain as drain_out;
 use crate::output::recreate::{self as out, Header};
 use crate::recreate::batch::{self, BatchSize};
-use crate::recreate::rolling::{self, Clients, Options, ReplacementStatus, Row};
+use crate::recreate::rolling::{self, Clients, Options, ReplacementStatus, Row, Sinks};
 
 /// Replacements are looked for at least this often, whatever `--poll-interval` says: a pod
 /// starts in seconds and the next batch waits for it.
@@ -100,9 +100,11 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         &pods,
         settings(opts),
         &rolling_opts,
-        reporter.tx.clone(),
+        Sinks {
+            events: reporter.tx.clone(),
+            progress: &show,
+        },
         ctx.interrupt.clone(),
-        &show,
     )
     .await;
     // The reporter ends when every sender is gone, this one included.

@@ -14,3 +14,5 @@ pub mod recreate;
 
 #[cfg(test)]
 mod drain_tests;
+#[cfg(test)]
+mod recreate_tests;

@@ -150,18 +150,24 @@ fn tap(
     })
 }
 
-/// Runs the recreate: skipped steps at once, then the rest batch by batch.
-#[allow(clippy::too_many_arguments)]
+/// Where a recreate reports: drain's events (progress lines, audit log) and its own progress.
+pub struct Sinks<'a> {
+    pub events: mpsc::UnboundedSender<Event>,
+    pub progress: &'a (dyn Fn(Progress<'_>) + Send + Sync),
+}
+
+/// Runs the recreate: skipped steps at once, then the rest batch by batch. `pods` are the
+/// selected runners' pods by runner name, as the inventory saw them.
 pub async fn run(
     clients: &Clients,
     steps: Vec<Step>,
     pods: &HashMap<String, RunnerPod>,
     settings: Settings,
     opts: &Options,
-    events: mpsc::UnboundedSender<Event>,
+    sinks: Sinks<'_>,
     interrupt: Interrupt,
-    progress: &(dyn Fn(Progress<'_>) + Send + Sync),
 ) -> RollingResult {
+    let Sinks { events, progress } = sinks;
     let gh = GitHubEdge(Arc::clone(&clients.github));
     let k8s = ClusterEdge(Arc::clone(&clients.cluster));
     let n = steps.len();
@@ -394,6 +400,7 @@ fn expectation_for(
     match e {
         Some(e) => {
             expected.push((i, e));
+            // Replaced by the wait's result; stays so with --no-wait-ready.
             ReplacementStatus::NotWaited
         }
         None => ReplacementStatus::NotExpected(
