@@ -194,7 +194,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('--app-public-key', '--app-public-key', [CompletionResultType]::ParameterName, 'The App''s public key (PEM), to verify JWTs')
             [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the simulation: the same seed gives the same world')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Write the verdict as JSON to this file')
-            [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Run the built-in demonstration: a populated world with job traffic, then the verdict')
+            [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -187,7 +187,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --app-public-key 'The App''s public key (PEM), to verify JWTs'
             cand --seed 'Seed of the simulation: the same seed gives the same world'
             cand --report 'Write the verdict as JSON to this file'
-            cand --demo 'Run the built-in demonstration: a populated world with job traffic, then the verdict'
+            cand --demo 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'

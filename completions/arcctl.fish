@@ -182,7 +182,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-id -d 'Acc
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-public-key -d 'The App\'s public key (PEM), to verify JWTs' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l seed -d 'Seed of the simulation: the same seed gives the same world' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l report -d 'Write the verdict as JSON to this file' -r -F
-complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a populated world with job traffic, then the verdict'
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s V -l version -d 'Print version'
 complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s h -l help -d 'Print help'

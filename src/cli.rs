@@ -406,10 +406,12 @@ pub struct SandboxArgs {
     /// Write the verdict as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Run the built-in demonstration: a populated world with job traffic, then the verdict.
+    /// Run the built-in demonstration: a world with job traffic, a node drained, the verdict.
     ///
-    /// 24 runners (30% busy) with about two jobs a second of 3 to 12 seconds: shows the runners
-    /// per node, 15 seconds of job traffic, the world again and the verdict (about 20 seconds).
+    /// 24 runners (30% busy) with about a job a second of 3 to 12 seconds: shows the runners per
+    /// node and a few seconds of job traffic, then runs `arcctl drain --node node-1 --wait`
+    /// inside the world with the traffic on, shows the world again and the verdict (no job
+    /// killed). About 30 seconds.
     #[arg(long, conflicts_with = "command")]
     pub demo: bool,
     /// Command to run against the sandbox.

@@ -92,6 +92,20 @@ async fn run_demo(ctx: &Context, args: SandboxArgs) -> Result<u8> {
                 }
                 let _ = ctx.stdout.write_str("\n");
             }
+            demo::Step::Arcctl(words) => {
+                let _ = ctx
+                    .stdout
+                    .write_str(&format!("$ arcctl {}\n", words.join(" ")));
+                let mut inner = ctx.clone();
+                inner.env = crate::context::Env::new(sandbox.env());
+                let argv = std::iter::once("arcctl")
+                    .chain(words.iter().copied())
+                    .map(Into::into)
+                    .collect();
+                // `run` is where this command came from: box the recursion.
+                let code = Box::pin(crate::run(argv, inner)).await;
+                let _ = ctx.stdout.write_str(&format!("(arcctl exited {code})\n\n"));
+            }
         }
     }
     let _ = ctx.stdout.write_str(demo::OUTRO);

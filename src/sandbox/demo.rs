@@ -1,10 +1,9 @@
 //! `arcctl sandbox --demo`: a populated world with live job traffic, shown to a newcomer in
 //! under a minute: the runners per node, a few lines of traffic, then the verdict.
 //!
-//! The demo is a list of [`Step`]s that `command.rs` plays against one sandbox; running
-//! `arcctl drain` inside the world later is one more step (a command run with the sandbox's
-//! environment, as `command.rs` already does for `arcctl sandbox -- COMMAND`). This file holds
-//! what the demo is; `command.rs` prints it.
+//! The demo is a list of [`Step`]s that `command.rs` plays against one sandbox: the world,
+//! live traffic, then `arcctl drain --node node-1 --wait` inside it with the traffic on, and the
+//! verdict (no job killed). This file holds what the demo is; `command.rs` prints it.
 
 use std::time::Duration;
 
@@ -21,20 +20,43 @@ pub(crate) enum Step {
     Overview(&'static str),
     /// Print job traffic as it happens for this long.
     Watch(Duration),
+    /// Run `arcctl` with these arguments inside the world, traffic still on.
+    Arcctl(&'static [&'static str]),
 }
 
+/// The drain the demo runs: a node taken out for maintenance (cordoned, its runners drained,
+/// busy ones waited for), with a short confirm window so a newcomer sees the whole pipeline
+/// within the minute.
+pub(crate) const DRAIN: &[&str] = &[
+    "drain",
+    "--node",
+    "node-1",
+    "--yes",
+    "--wait",
+    "--timeout",
+    "45s",
+    "--confirm-window",
+    "2s",
+    "--poll-interval",
+    "1s",
+    "--max-unregister-rate",
+    "5/s",
+];
+
 /// The demo, step by step.
-pub(crate) const STEPS: [Step; 3] = [
+pub(crate) const STEPS: [Step; 5] = [
     Step::Overview("the world at start"),
-    Step::Watch(Duration::from_secs(15)),
+    Step::Watch(Duration::from_secs(8)),
+    Step::Arcctl(DRAIN),
+    Step::Watch(Duration::from_secs(3)),
     Step::Overview("the world now"),
 ];
 
-/// The demo's world: 24 runners, 30 % busy, about two jobs a second of 3 to 12 seconds.
+/// The demo's world: 24 runners, 30 % busy, about a job a second of 3 to 12 seconds.
 pub(crate) fn options(mut args: SandboxArgs) -> SandboxArgs {
     args.runners = 24;
     args.busy = 0.3;
-    args.job_rate = 2.0;
+    args.job_rate = 1.0;
     args.job_duration = DurationRange {
         min: Duration::from_secs(3),
         max: Duration::from_secs(12),
