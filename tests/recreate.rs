@@ -255,7 +255,7 @@ async fn mixed_modes_under_job_traffic_kill_no_job_and_leave_no_stuck_runner() {
         if r["outcome"] == "recreated" {
             let status = r["replacement"]["status"].as_str().unwrap();
             assert!(
-                status == "ready" || status == "not-expected",
+                status == "ready" || status == "already-replaced",
                 "a recreated runner's replacement is ready or was made by ARC already: {r:#}"
             );
         }
@@ -422,10 +422,9 @@ async fn the_summary_pairs_old_and_new_runners_and_the_missing_ones_are_pending(
         .filter(|l| l.contains(" replaced by runner/"))
         .collect();
     assert_eq!(lines.len(), 2, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("2 selected: 2 recreated (2 replacements ready, 0 missing)")
-    );
+    assert!(run.stderr.contains(
+        "2 selected: 2 recreated (2 replacements ready, 0 missing, 0 already replaced by ARC)"
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -653,6 +652,10 @@ async fn thirty_runners_under_traffic_are_replaced_in_batches_of_five_and_no_job
         } else {
             // Idle at the start: recreated, unless a job reached it before its batch did.
             assert!(outcome == "recreated" || outcome == "skipped-busy", "{r:#}");
+            if outcome == "recreated" {
+                let status = r["replacement"]["status"].as_str().unwrap();
+                assert!(status == "ready" || status == "already-replaced", "{r:#}");
+            }
         }
     }
     sb.stop_traffic();

@@ -65,7 +65,7 @@ pub fn plan_table(steps: &[Step], batches: &[Option<usize>], no_headers: bool) -
 /// A runner's replacement in the result document.
 #[derive(Debug, Serialize)]
 pub struct ReplacementDoc {
-    /// `ready`, `missing`, `not-waited` or `not-expected`.
+    /// `ready`, `missing`, `not-waited`, `already-replaced` or `not-expected`.
     pub status: &'static str,
     pub name: Option<String>,
     pub id: Option<u64>,
@@ -100,6 +100,13 @@ fn replacement_doc(r: &ReplacementStatus) -> ReplacementDoc {
             });
         }
         ReplacementStatus::NotWaited => d.status = "not-waited",
+        ReplacementStatus::AlreadyReplaced => {
+            d.status = "already-replaced";
+            d.detail = Some(
+                "its pod or ARC object was already gone when its turn came; ARC had replaced it"
+                    .into(),
+            );
+        }
         ReplacementStatus::NotExpected(why) => {
             d.status = "not-expected";
             d.detail = Some(why.clone());
@@ -144,6 +151,8 @@ pub struct Totals {
     pub recreated: usize,
     pub replacements_ready: usize,
     pub replacements_missing: usize,
+    /// Runners ARC had already replaced (after a job) when their turn came.
+    pub already_replaced: usize,
     pub skipped_busy: usize,
     pub skipped: usize,
     pub held: usize,
@@ -170,6 +179,7 @@ pub fn totals(rows: &[Row]) -> Totals {
         match r.replacement {
             Some(ReplacementStatus::Ready(_)) => t.replacements_ready += 1,
             Some(ReplacementStatus::Missing { .. }) => t.replacements_missing += 1,
+            Some(ReplacementStatus::AlreadyReplaced) => t.already_replaced += 1,
             _ => {}
         }
     }
@@ -342,11 +352,12 @@ pub fn summary(rows: &[Row], halted: Option<&str>, no_headers: bool) -> String {
         render(&mut t)
     };
     out.push_str(&format!(
-        "{} selected: {} recreated ({} replacements ready, {} missing), {} skipped (busy), {} skipped (other), {} held, {} failed, {} timed out, {} stopped\n",
+        "{} selected: {} recreated ({} replacements ready, {} missing, {} already replaced by ARC), {} skipped (busy), {} skipped (other), {} held, {} failed, {} timed out, {} stopped\n",
         tot.selected,
         tot.recreated,
         tot.replacements_ready,
         tot.replacements_missing,
+        tot.already_replaced,
         tot.skipped_busy,
         tot.skipped,
         tot.held,

@@ -85,7 +85,7 @@ fn the_summary_pairs_each_old_runner_with_its_replacement() {
     assert!(missing.contains("replacement-missing"), "{missing}");
     assert!(missing.contains("not ready after 300.0s"), "{missing}");
     assert!(text.contains(
-        "3 selected: 2 recreated (1 replacements ready, 1 missing), 0 skipped (busy), 0 skipped (other), 0 held, 0 failed, 0 timed out, 1 stopped\n"
+        "3 selected: 2 recreated (1 replacements ready, 1 missing, 0 already replaced by ARC), 0 skipped (busy), 0 skipped (other), 0 held, 0 failed, 0 timed out, 1 stopped\n"
     ));
     assert!(text.contains("Stopped early: 1 replacement(s) of batch 1 not ready.\n"));
     let pending = text

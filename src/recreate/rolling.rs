@@ -57,7 +57,10 @@ pub enum ReplacementStatus {
     },
     /// `--no-wait-ready`, or the run stopped before the wait.
     NotWaited,
-    /// Nothing to wait for, and why.
+    /// Its pod or ARC object was already gone when its turn came (it took a job, finished and
+    /// ARC replaced it, as ephemeral runners are): nothing of ours to wait for.
+    AlreadyReplaced,
+    /// Nothing will replace it, and why.
     NotExpected(String),
 }
 
@@ -389,9 +392,7 @@ fn expectation_for(
 ) -> ReplacementStatus {
     let name = &step.candidate.name;
     if !t.deleted.contains(name) {
-        return ReplacementStatus::NotExpected(
-            "its pod or ARC object was already gone when its turn came; ARC had replaced it".into(),
-        );
+        return ReplacementStatus::AlreadyReplaced;
     }
     let since = t.finished.get(name).copied().unwrap_or_else(Instant::now);
     let e = pods.get(name).and_then(|p| {
