@@ -186,6 +186,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('--job-duration', '--job-duration', [CompletionResultType]::ParameterName, 'How long a job runs: `DUR` or `MIN..MAX`')
             [CompletionResult]::new('--latency', '--latency', [CompletionResultType]::ParameterName, 'Added to every API response')
             [CompletionResult]::new('--list-cache', '--list-cache', [CompletionResultType]::ParameterName, 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)')
+            [CompletionResult]::new('--controller-delay', '--controller-delay', [CompletionResultType]::ParameterName, 'Extra time the ARC-like controller takes to start each new runner pod (Pending to Running and online): slow or, with a long value, hold back replacements, e.g. to rehearse `recreate --ready-timeout`')
             [CompletionResult]::new('--fault', '--fault', [CompletionResultType]::ParameterName, 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204')
             [CompletionResult]::new('--secondary-limit', '--secondary-limit', [CompletionResultType]::ParameterName, 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after')
             [CompletionResult]::new('--forbid-namespace', '--forbid-namespace', [CompletionResultType]::ParameterName, 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)')

@@ -179,6 +179,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --job-duration 'How long a job runs: `DUR` or `MIN..MAX`'
             cand --latency 'Added to every API response'
             cand --list-cache 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)'
+            cand --controller-delay 'Extra time the ARC-like controller takes to start each new runner pod (Pending to Running and online): slow or, with a long value, hold back replacements, e.g. to rehearse `recreate --ready-timeout`'
             cand --fault 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204'
             cand --secondary-limit 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after'
             cand --forbid-namespace 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)'

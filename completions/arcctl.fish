@@ -174,6 +174,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l job-rate -d 'N
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l job-duration -d 'How long a job runs: `DUR` or `MIN..MAX`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l latency -d 'Added to every API response' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l list-cache -d 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l controller-delay -d 'Extra time the ARC-like controller takes to start each new runner pod (Pending to Running and online): slow or, with a long value, hold back replacements, e.g. to rehearse `recreate --ready-timeout`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l fault -d 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l secondary-limit -d 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l forbid-namespace -d 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)' -r

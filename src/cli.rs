@@ -13,7 +13,8 @@ Exit status:
   0    all selected runners handled, or nothing to do
   1    an operation failed
   2    usage error or bad input (also: a mutating command without --yes and no terminal)
-  3    incomplete: busy runners skipped, runners held, or --timeout reached
+  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
+       replacement not ready within --ready-timeout
   4    authentication or permission denied (GitHub or Kubernetes)
   130  interrupted, or declined at the prompt";
 
@@ -27,7 +28,8 @@ Exit status:
   0    all selected runners handled, or nothing to do
   1    an operation failed
   2    usage error or bad input (also: a mutating command without --yes and no terminal)
-  3    incomplete: busy runners skipped, runners held, or --timeout reached
+  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
+       replacement not ready within --ready-timeout
   4    authentication or permission denied (GitHub or Kubernetes)
   130  interrupted, or declined at the prompt";
 
@@ -76,6 +78,13 @@ pub enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Drain(DrainArgs),
     /// Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement.
+    ///
+    /// Each runner goes through drain's steps (unregister; skip it on 422; confirm idle; delete
+    /// its EphemeralRunner or pod with a uid precondition); ARC then creates its replacement. After
+    /// each batch of --batch-size runners, waits until every replacement's pod is Running and
+    /// online on GitHub (--wait-ready, bounded by --ready-timeout) before the next batch, so
+    /// capacity never drops by more than a batch. A replacement that never comes stops further
+    /// batches (exit 3). The summary pairs each old runner with its replacement.
     #[command(after_help = EXIT_CODES_HELP)]
     Recreate(RecreateArgs),
     /// Run a simulated GitHub organization and ARC cluster with live job traffic.
@@ -370,6 +379,11 @@ pub struct SandboxArgs {
     /// How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s).
     #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
     pub list_cache: std::time::Duration,
+    /// Extra time the ARC-like controller takes to start each new runner pod (Pending to Running
+    /// and online): slow or, with a long value, hold back replacements, e.g. to rehearse
+    /// `recreate --ready-timeout`.
+    #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
+    pub controller_delay: std::time::Duration,
     /// Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout,
     /// kube-5xx, unsafe-204.
     #[arg(long = "fault", value_name = "NAME=P", value_parser = parse_fault)]

@@ -14,6 +14,7 @@ pub mod github;
 pub mod inventory;
 pub(crate) mod logging;
 pub mod output;
+pub mod recreate;
 pub mod sandbox;
 
 use std::ffi::OsString;
@@ -78,11 +79,6 @@ async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
         Command::Sandbox(args) => sandbox::command::run(ctx, args).await,
         Command::List(args) => cmd::list::run(ctx, args).await,
         Command::Drain(args) => cmd::drain::run(ctx, args).await,
-        Command::Recreate(_) => Err(not_built("recreate")),
+        Command::Recreate(args) => cmd::recreate::run(ctx, args).await,
     }
-}
-
-fn not_built(name: &str) -> Error {
-    Error::failed(format!("`arcctl {name}` is not built yet"))
-        .with_hint("this development version has `list`, `sandbox` and `completions`")
 }

@@ -2,144 +2,51 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
-
 use crate::cli::{DrainArgs, DrainOptions, OutputArgs, OutputFormat};
-use crate::cluster::Cluster;
-use crate::cmd::select;
-use crate::config;
+use crate::cmd::prepare::{self, Inputs};
 use crate::context::Context;
-use crate::drain::edges::{self, ClusterEdge, GitHubEdge};
-use crate::drain::event::{Event, Mutation, Outcome};
-use crate::drain::ops::ClusterOps;
+use crate::drain::edges::{ClusterEdge, GitHubEdge};
+use crate::drain::event::Outcome;
 use crate::drain::pipeline::{self, Settings};
-use crate::drain::plan::{self, Action, PlanOptions, Step};
+use crate::drain::plan::{Action, Step};
 use crate::error::{Error, Result, exit};
-use crate::github::GitHubClient;
-use crate::inventory::{self, Query};
-use crate::output::audit::AuditLog;
+use crate::output::Presentation;
 use crate::output::drain::{self as out, DrainDocument, Scene};
-use crate::output::{Presentation, PresentationFlags};
 
 pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let opts = &args.drain;
-    // Everything that can be refused without the network is refused first.
-    let github_settings = config::resolve_github(&args.github, &ctx.env)?;
-    let kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
-    let selection = select::resolve(&args.selection, &[], github_settings.group.is_some())?;
-    if !selection.narrowing.any() && !opts.all {
-        return Err(
-            Error::usage("refusing to drain every runner of the scope without `--all`")
-                .with_hint("narrow the selection (RUNNER names or globs, -l, --node, --scale-set, --label, --group) or pass --all"),
-        );
-    }
-    let pres = presentation(ctx, &args.output);
-    if !opts.dry_run && !opts.yes && !pres.can_prompt {
-        return Err(
-            Error::usage("`--yes` is required when not running interactively")
-                .with_hint("drain asks for confirmation on a terminal; from a script, pass --yes (or --dry-run to see the plan)"),
-        );
-    }
-    let audit = match (&opts.audit_log, opts.dry_run) {
-        (Some(path), false) => Some(AuditLog::open(path)?),
-        _ => None,
-    };
-
-    let github = Arc::new(GitHubClient::new(&github_settings)?);
-    let cluster = Arc::new(Cluster::connect(&kube_settings).await?);
-    let namespaces = cluster.namespace_scope(&kube_settings.namespaces);
-    let scene = Scene {
-        scope: github_settings.scope.path(),
-        scope_text: github_settings.scope.describe(),
-        context: Some(cluster.context().to_owned()),
-        namespaces: match &namespaces {
-            crate::cluster::NamespaceScope::All => Vec::new(),
-            crate::cluster::NamespaceScope::Only(list) => list.clone(),
+    let mut p = prepare::prepare(
+        ctx,
+        Inputs {
+            verb: "drain",
+            selection: &args.selection,
+            opts,
+            github: &args.github,
+            kube: &args.kube,
+            output: &args.output,
         },
-        node: selection.pods.node.clone(),
-    };
-    let query = Query {
-        namespaces,
-        pods: selection.pods.clone(),
-        group: github_settings.group.clone(),
-    };
-    let inv = tokio::select! {
-        inv = inventory::gather(&github, &cluster, &query, &selection.filter) => inv?,
-        () = ctx.interrupt.triggered() => return Err(Error::interrupted("interrupted before anything was changed")),
-    };
-    for w in &inv.warnings {
-        say(ctx, &pres, &format!("warning: {w}"));
-    }
-    let candidates: Vec<_> = inv.entries.iter().map(edges::candidate).collect();
-    let steps = plan::plan(&candidates, PlanOptions { wait: opts.wait });
-
+    )
+    .await?;
     if opts.dry_run {
-        return dry_run(ctx, &args.output, &scene, &steps);
+        return dry_run(ctx, &args.output, &p.scene, &p.steps);
     }
-    let drains = steps
-        .iter()
-        .filter(|s| matches!(s.action, Action::Drain { .. }))
-        .count();
-    if drains > 0 && !opts.yes {
-        let question = out::prompt("Drain", &steps, &scene);
-        let prompter = Arc::clone(&ctx.prompter);
-        let answer = tokio::task::spawn_blocking(move || prompter.confirm(&question))
-            .await
-            .map_err(|e| Error::failed("the prompt failed").with_source(e))??;
-        if !answer {
-            return Err(Error::interrupted(
-                "declined at the prompt; nothing was changed",
-            ));
-        }
-    }
+    let question = out::prompt("Drain", &p.steps, &p.scene);
+    prepare::confirm(ctx, opts, &p.steps, question).await?;
 
-    let (tx, rx) = mpsc::unbounded_channel();
-    let reporter = tokio::spawn(out::report(
-        rx,
-        ctx.stderr.clone(),
-        pres,
-        steps.len(),
-        audit,
-    ));
-    let edge = ClusterEdge(Arc::clone(&cluster));
-    if let Some(node) = cordon_node(opts, &selection.pods.node) {
-        match edge.cordon(node).await {
-            Ok(already) => {
-                let _ = tx.send(Event::Cordoned {
-                    node: node.to_owned(),
-                    already,
-                });
-                if !already {
-                    let _ = tx.send(Event::Mutated(Mutation {
-                        action: "cordon",
-                        target: format!("node/{node}"),
-                        runner_id: None,
-                        status: 200,
-                    }));
-                }
-            }
-            Err(e) => {
-                drop(tx);
-                let _ = reporter.await;
-                return Err(cordon_error(node, e));
-            }
-        }
-    }
+    let reporter = prepare::start(ctx, &mut p, opts).await?;
     let result = pipeline::run(
-        GitHubEdge(Arc::clone(&github)),
-        edge,
-        steps,
+        GitHubEdge(Arc::clone(&p.github)),
+        ClusterEdge(Arc::clone(&p.cluster)),
+        std::mem::take(&mut p.steps),
         settings(opts),
-        tx,
+        reporter.tx.clone(),
         ctx.interrupt.clone(),
     )
     .await;
-    let audit_result = reporter
-        .await
-        .map_err(|e| Error::failed("the progress reporter failed").with_source(e))?;
+    let audit_result = reporter.finish().await?;
 
     let code = exit_code(&result.outcomes, result.interrupted);
-    finish(ctx, &args.output, &pres, &scene, &result.outcomes, code)?;
+    finish(ctx, &args.output, &p.pres, &p.scene, &result.outcomes, code)?;
     audit_result?;
     if let Some(denied) = result.denied {
         return Err(Error::auth(format!(
@@ -148,42 +55,6 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
         )));
     }
     Ok(code)
-}
-
-fn presentation(ctx: &Context, o: &OutputArgs) -> Presentation {
-    Presentation::resolve(
-        ctx.terminals,
-        &ctx.env,
-        PresentationFlags {
-            color: o.color,
-            no_progress: o.no_progress,
-            quiet: o.quiet,
-            output: o.output,
-        },
-    )
-}
-
-fn say(ctx: &Context, pres: &Presentation, line: &str) {
-    if pres.chatty {
-        let _ = ctx.stderr.write_str(&format!("{line}\n"));
-    }
-}
-
-/// The node to cordon: `--node`, unless `--no-cordon`.
-fn cordon_node<'a>(opts: &DrainOptions, node: &'a Option<String>) -> Option<&'a str> {
-    let node = node.as_deref()?;
-    (!opts.no_cordon || opts.cordon).then_some(node)
-}
-
-fn cordon_error(node: &str, e: crate::drain::ops::ClusterError) -> Error {
-    match e {
-        crate::drain::ops::ClusterError::Denied(m) => {
-            Error::auth(format!("failed to cordon node `{node}`: {}", m.trim_end()))
-        }
-        crate::drain::ops::ClusterError::Other(m) => {
-            Error::failed(format!("failed to cordon node `{node}`: {m}"))
-        }
-    }
 }
 
 pub(crate) fn settings(opts: &DrainOptions) -> Settings {
@@ -227,7 +98,7 @@ fn dry_run(ctx: &Context, o: &OutputArgs, scene: &Scene, steps: &[Step]) -> Resu
             encode(&doc, o.output)?
         }
     };
-    write_stdout(ctx, &text)?;
+    prepare::write_stdout(ctx, &text)?;
     Ok(exit::OK)
 }
 
@@ -285,15 +156,6 @@ fn encode(doc: &DrainDocument, format: OutputFormat) -> Result<String> {
     Ok(text)
 }
 
-fn write_stdout(ctx: &Context, text: &str) -> Result<()> {
-    match ctx.stdout.write_str(text) {
-        // `arcctl drain … | head` closing the pipe is not a failure of the drain.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::failed("failed to write to stdout").with_source(e)),
-        Ok(()) => Ok(()),
-    }
-}
-
 fn finish(
     ctx: &Context,
     o: &OutputArgs,
@@ -310,14 +172,14 @@ fn finish(
                 code,
                 outcomes.iter().map(|(s, oc)| (s, Some(oc))),
             );
-            write_stdout(ctx, &encode(&doc, o.output)?)
+            prepare::write_stdout(ctx, &encode(&doc, o.output)?)
         }
         OutputFormat::Name => {
             let drained = outcomes
                 .iter()
                 .filter(|(_, oc)| matches!(oc, Outcome::Drained { .. }))
                 .map(|(s, _)| s);
-            write_stdout(ctx, &names(drained))
+            prepare::write_stdout(ctx, &names(drained))
         }
         OutputFormat::Table | OutputFormat::Wide => {
             if pres.chatty {

@@ -3,4 +3,6 @@
 pub mod drain;
 pub mod generate;
 pub mod list;
+pub(crate) mod prepare;
+pub mod recreate;
 pub(crate) mod select;

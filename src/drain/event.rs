@@ -127,4 +127,7 @@ pub enum Event {
     Mutated(Mutation),
     /// The runner's pipeline ended.
     Finished { runner: String, outcome: Outcome },
+    /// A line from the command driving the pipeline (recreate's batches and replacements),
+    /// shown in order with the other event lines.
+    Note(String),
 }

@@ -109,14 +109,14 @@ pub fn plan_table(steps: &[Step], no_headers: bool) -> String {
 }
 
 /// kubectl-style columns: no borders, two spaces between columns, no trailing blanks.
-fn render(t: &mut Table) -> String {
+pub(crate) fn render(t: &mut Table) -> String {
     for c in t.column_iter_mut() {
         c.set_padding((0, 2));
     }
     format!("{}\n", t.trim_fmt())
 }
 
-fn plain_table() -> Table {
+pub(crate) fn plain_table() -> Table {
     let mut t = Table::new();
     t.load_style(presets::NOTHING);
     t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
@@ -408,6 +408,7 @@ impl Lines {
                 _ => format!("{} deleted", m.target),
             }),
             Event::Mutated(_) => {}
+            Event::Note(line) => self.say(line.clone()),
             Event::Finished { runner, outcome } => {
                 self.in_flight.remove(runner);
                 self.waiting.remove(runner);

@@ -10,6 +10,9 @@ pub use error::render_error;
 pub use style::{Presentation, PresentationFlags};
 pub mod audit;
 pub mod drain;
+pub mod recreate;
 
 #[cfg(test)]
 mod drain_tests;
+#[cfg(test)]
+mod recreate_tests;

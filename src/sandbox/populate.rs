@@ -90,6 +90,8 @@ impl World {
         for (kind, name, group, replicas) in plan {
             self.create_pool(kind, name, group, replicas);
         }
+        // The world starts steady; `--controller-delay` slows only the runners created from now.
+        self.timing.pod_start += self.options.controller_delay;
         let busy = (f64::from(n) * self.options.busy).round() as usize;
         self.start_initial_jobs(busy);
         self.backdate = Duration::ZERO;
