@@ -223,7 +223,7 @@ fn dry_run(ctx: &Context, o: &OutputArgs, scene: &Scene, steps: &[Step]) -> Resu
                 .filter(|s| matches!(s.action, Action::Drain { .. })),
         ),
         OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = document(true, scene, exit::OK, steps.iter().map(|s| (s, None)));
+            let doc = out::document(scene, exit::OK, steps, None);
             encode(&doc, o.output)?
         }
     };
@@ -235,41 +235,6 @@ fn names<'a>(steps: impl Iterator<Item = &'a Step>) -> String {
     steps
         .map(|s| format!("runner/{}\n", s.candidate.name))
         .collect()
-}
-
-fn document<'a>(
-    dry_run: bool,
-    scene: &Scene,
-    code: u8,
-    rows: impl Iterator<Item = (&'a Step, Option<&'a Outcome>)>,
-) -> DrainDocument {
-    let runners: Vec<_> = rows.map(|(s, o)| out::runner_result(s, o)).collect();
-    let mut totals = out::Totals {
-        selected: runners.len(),
-        ..Default::default()
-    };
-    if !dry_run {
-        for r in &runners {
-            match r.outcome {
-                "drained" => totals.drained += 1,
-                "skipped-busy" => totals.skipped_busy += 1,
-                "skipped" => totals.skipped += 1,
-                "held" => totals.held += 1,
-                "failed" => totals.failed += 1,
-                "timed-out" => totals.timed_out += 1,
-                _ => totals.stopped += 1,
-            }
-        }
-    }
-    DrainDocument {
-        api_version: "arcctl/v1",
-        kind: "DrainResult",
-        dry_run,
-        scene: scene.clone(),
-        exit_code: code,
-        totals,
-        runners,
-    }
 }
 
 fn encode(doc: &DrainDocument, format: OutputFormat) -> Result<String> {
@@ -304,12 +269,8 @@ fn finish(
 ) -> Result<()> {
     match o.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = document(
-                false,
-                scene,
-                code,
-                outcomes.iter().map(|(s, oc)| (s, Some(oc))),
-            );
+            let (steps, results): (Vec<Step>, Vec<Outcome>) = outcomes.iter().cloned().unzip();
+            let doc = out::document(scene, code, &steps, Some(&results));
             write_stdout(ctx, &encode(&doc, o.output)?)
         }
         OutputFormat::Name => {
