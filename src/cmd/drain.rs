@@ -11,7 +11,7 @@ use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::{Action, Step};
 use crate::error::{Error, Result, exit};
 use crate::output::Presentation;
-use crate::output::drain::{self as out, DrainDocument, Scene};
+use crate::output::drain::{self as out, Scene};
 
 pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let opts = &args.drain;
@@ -94,8 +94,8 @@ fn dry_run(ctx: &Context, o: &OutputArgs, scene: &Scene, steps: &[Step]) -> Resu
                 .filter(|s| matches!(s.action, Action::Drain { .. })),
         ),
         OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = document(true, scene, exit::OK, steps.iter().map(|s| (s, None)));
-            encode(&doc, o.output)?
+            let doc = out::document(scene, exit::OK, steps, None);
+            prepare::encode(&doc, o.output)?
         }
     };
     prepare::write_stdout(ctx, &text)?;
@@ -108,54 +108,6 @@ fn names<'a>(steps: impl Iterator<Item = &'a Step>) -> String {
         .collect()
 }
 
-fn document<'a>(
-    dry_run: bool,
-    scene: &Scene,
-    code: u8,
-    rows: impl Iterator<Item = (&'a Step, Option<&'a Outcome>)>,
-) -> DrainDocument {
-    let runners: Vec<_> = rows.map(|(s, o)| out::runner_result(s, o)).collect();
-    let mut totals = out::Totals {
-        selected: runners.len(),
-        ..Default::default()
-    };
-    if !dry_run {
-        for r in &runners {
-            match r.outcome {
-                "drained" => totals.drained += 1,
-                "skipped-busy" => totals.skipped_busy += 1,
-                "skipped" => totals.skipped += 1,
-                "held" => totals.held += 1,
-                "failed" => totals.failed += 1,
-                "timed-out" => totals.timed_out += 1,
-                _ => totals.stopped += 1,
-            }
-        }
-    }
-    DrainDocument {
-        api_version: "arcctl/v1",
-        kind: "DrainResult",
-        dry_run,
-        scene: scene.clone(),
-        exit_code: code,
-        totals,
-        runners,
-    }
-}
-
-fn encode(doc: &DrainDocument, format: OutputFormat) -> Result<String> {
-    let text = if format == OutputFormat::Yaml {
-        serde_yaml::to_string(doc)
-            .map_err(|e| Error::failed("failed to encode YAML").with_source(e))?
-    } else {
-        let mut t = serde_json::to_string_pretty(doc)
-            .map_err(|e| Error::failed("failed to encode JSON").with_source(e))?;
-        t.push('\n');
-        t
-    };
-    Ok(text)
-}
-
 fn finish(
     ctx: &Context,
     o: &OutputArgs,
@@ -166,13 +118,9 @@ fn finish(
 ) -> Result<()> {
     match o.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = document(
-                false,
-                scene,
-                code,
-                outcomes.iter().map(|(s, oc)| (s, Some(oc))),
-            );
-            prepare::write_stdout(ctx, &encode(&doc, o.output)?)
+            let (steps, results): (Vec<Step>, Vec<Outcome>) = outcomes.iter().cloned().unzip();
+            let doc = out::document(scene, code, &steps, Some(&results));
+            prepare::write_stdout(ctx, &prepare::encode(&doc, o.output)?)
         }
         OutputFormat::Name => {
             let drained = outcomes

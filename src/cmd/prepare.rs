@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::cli::{DrainOptions, GitHubArgs, KubeArgs, OutputArgs, SelectionArgs};
+use crate::cli::{DrainOptions, GitHubArgs, KubeArgs, OutputArgs, OutputFormat, SelectionArgs};
 use crate::cluster::{Cluster, NamespaceScope};
 use crate::cmd::select;
 use crate::config;
@@ -245,5 +245,18 @@ pub(crate) fn write_stdout(ctx: &Context, text: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::failed("failed to write to stdout").with_source(e)),
         Ok(()) => Ok(()),
+    }
+}
+
+/// A result document as pretty JSON (with a final newline) or YAML.
+pub(crate) fn encode<T: serde::Serialize>(doc: &T, format: OutputFormat) -> Result<String> {
+    if format == OutputFormat::Yaml {
+        serde_yaml::to_string(doc)
+            .map_err(|e| Error::failed("failed to encode YAML").with_source(e))
+    } else {
+        let mut t = serde_json::to_string_pretty(doc)
+            .map_err(|e| Error::failed("failed to encode JSON").with_source(e))?;
+        t.push('\n');
+        Ok(t)
     }
 }

@@ -57,7 +57,7 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
                     batch_size: per_batch,
                     wait_ready,
                 };
-                encode(
+                prepare::encode(
                     &out::plan_document(&h, &p.steps, &planned),
                     args.output.output,
                 )?
@@ -121,7 +121,7 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
     match args.output.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             let doc = out::document(&h, &result.rows, &result.batches, result.halted.as_deref());
-            prepare::write_stdout(ctx, &encode(&doc, args.output.output)?)?;
+            prepare::write_stdout(ctx, &prepare::encode(&doc, args.output.output)?)?;
         }
         OutputFormat::Name => {
             let names: String = result
@@ -168,17 +168,5 @@ fn recreate_exit_code(rows: &[Row], interrupted: bool) -> u8 {
         exit::INCOMPLETE
     } else {
         code
-    }
-}
-
-fn encode<T: serde::Serialize>(doc: &T, format: OutputFormat) -> Result<String> {
-    if format == OutputFormat::Yaml {
-        serde_yaml::to_string(doc)
-            .map_err(|e| Error::failed("failed to encode YAML").with_source(e))
-    } else {
-        let mut t = serde_json::to_string_pretty(doc)
-            .map_err(|e| Error::failed("failed to encode JSON").with_source(e))?;
-        t.push('\n');
-        Ok(t)
     }
 }

@@ -151,12 +151,10 @@ pub struct Totals {
     pub stopped: usize,
 }
 
-pub fn totals(outcomes: &[(Step, Outcome)]) -> Totals {
-    let mut t = Totals {
-        selected: outcomes.len(),
-        ..Totals::default()
-    };
-    for (_, o) in outcomes {
+pub fn totals<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Totals {
+    let mut t = Totals::default();
+    for o in outcomes {
+        t.selected += 1;
         match o.label() {
             "drained" => t.drained += 1,
             "skipped-busy" => t.skipped_busy += 1,
@@ -191,6 +189,40 @@ fn plan_label(step: &Step) -> &'static str {
         } => "wait-then-drain",
         Action::Drain { .. } => "drain",
         Action::Skip(_) => "skip",
+    }
+}
+
+/// The result document: every step with its outcome, or the plan alone (a dry run, where
+/// `outcomes` is `None`).
+pub fn document(
+    scene: &Scene,
+    code: u8,
+    steps: &[Step],
+    outcomes: Option<&[Outcome]>,
+) -> DrainDocument {
+    let runners = match outcomes {
+        Some(os) => steps
+            .iter()
+            .zip(os)
+            .map(|(s, o)| runner_result(s, Some(o)))
+            .collect(),
+        None => steps.iter().map(|s| runner_result(s, None)).collect(),
+    };
+    let totals = match outcomes {
+        Some(os) => totals(os),
+        None => Totals {
+            selected: steps.len(),
+            ..Totals::default()
+        },
+    };
+    DrainDocument {
+        api_version: "arcctl/v1",
+        kind: "DrainResult",
+        dry_run: outcomes.is_none(),
+        scene: scene.clone(),
+        exit_code: code,
+        totals,
+        runners,
     }
 }
 
@@ -229,7 +261,7 @@ pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool) -> String {
             r.detail,
         ]);
     }
-    let tot = totals(outcomes);
+    let tot = totals(outcomes.iter().map(|(_, o)| o));
     let mut out = if outcomes.is_empty() {
         String::new()
     } else {

@@ -122,7 +122,7 @@ fn the_summary_lists_outcomes_totals_and_what_is_pending() {
       runner/rs-0 (failed: unregister failed after 5 attempts: 502 Bad Gateway; pod untouched)
     "#);
     assert_eq!(
-        totals(&outcomes),
+        totals(outcomes.iter().map(|(_, o)| o)),
         Totals {
             selected: 4,
             drained: 1,

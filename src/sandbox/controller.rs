@@ -236,16 +236,9 @@ impl World {
             .filter(|n| n["spec"]["unschedulable"] != json!(true))
             .map(|n| meta_str(n, "name").to_owned())
             .collect();
-        let pods = self.store.list(PODS, None, &all.0, &all.1);
         nodes
             .into_iter()
-            .map(|n| {
-                let count = pods
-                    .iter()
-                    .filter(|p| p["spec"]["nodeName"] == json!(n))
-                    .count();
-                (count, n)
-            })
+            .map(|n| (self.store.pods_on_node(&n), n))
             .min()
             .map(|(_, n)| n)
     }

@@ -166,6 +166,8 @@ pub struct Store {
     uid_seed: u64,
     uid_counter: u64,
     logs: BTreeMap<(String, String, String), Vec<String>>,
+    /// Pods per `spec.nodeName`, kept up to date so scheduling is not a scan of every pod.
+    pods_per_node: BTreeMap<String, usize>,
     log_times: BTreeMap<(String, String, String), Vec<String>>,
     events: tokio::sync::broadcast::Sender<WatchEvent>,
     /// The last [`HISTORY`] events with their resourceVersions, oldest first.
@@ -181,6 +183,7 @@ impl Store {
             uid_seed: seed,
             uid_counter: 0,
             logs: BTreeMap::new(),
+            pods_per_node: BTreeMap::new(),
             log_times: BTreeMap::new(),
             events: tokio::sync::broadcast::channel(4096).0,
             history: VecDeque::new(),
@@ -298,6 +301,9 @@ impl Store {
         if meta.get("creationTimestamp").is_none_or(Value::is_null) {
             meta["creationTimestamp"] = json!(now_rfc3339());
         }
+        if rt == PODS {
+            self.count_on_node(&obj, 1);
+        }
         self.objects.insert(key, obj.clone());
         self.emit(rt, "ADDED", &obj);
         Ok(obj)
@@ -330,9 +336,12 @@ impl Store {
         labels: &LabelSelector,
         fields: &FieldSelector,
     ) -> Vec<&Value> {
+        // Keys sort by type, then namespace, then name: walk only the slice asked for.
+        let ns = if rt.namespaced { ns } else { None };
+        let start = (rt, ns.unwrap_or("").to_owned(), String::new());
         self.objects
-            .iter()
-            .filter(|((t, n, _), _)| *t == rt && (!rt.namespaced || ns.is_none_or(|ns| ns == n)))
+            .range(start..)
+            .take_while(|((t, n, _), _)| *t == rt && ns.is_none_or(|ns| ns == n))
             .map(|(_, v)| v)
             .filter(|v| labels.matches(&v["metadata"]["labels"]) && fields.matches(v))
             .collect()
@@ -352,9 +361,16 @@ impl Store {
         }
         let rv = self.bump();
         let obj = self.objects.get_mut(&key).ok_or(StoreError::NotFound)?;
+        let node_before = obj["spec"]["nodeName"].as_str().map(str::to_owned);
         f(obj);
         obj["metadata"]["resourceVersion"] = json!(rv);
         let obj = obj.clone();
+        if rt == PODS && obj["spec"]["nodeName"].as_str() != node_before.as_deref() {
+            if let Some(n) = node_before {
+                self.adjust_node(&n, -1);
+            }
+            self.count_on_node(&obj, 1);
+        }
         self.emit(rt, "MODIFIED", &obj);
         Ok(obj)
     }
@@ -430,13 +446,39 @@ impl Store {
         let mut obj = self.objects.remove(&key).ok_or(StoreError::NotFound)?;
         obj["metadata"]["resourceVersion"] = json!(self.bump());
         if rt == PODS {
-            self.logs
-                .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
-            self.log_times
-                .retain(|(n, p, _), _| !(n == &key.1 && p == &key.2));
+            self.count_on_node(&obj, -1);
+            // Logs are keyed by (namespace, pod, container): drop this pod's slice only.
+            let from = (key.1.clone(), key.2.clone(), String::new());
+            let doomed: Vec<_> = self
+                .logs
+                .range(from..)
+                .take_while(|((n, p, _), _)| n == &key.1 && p == &key.2)
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in doomed {
+                self.logs.remove(&k);
+                self.log_times.remove(&k);
+            }
         }
         self.emit(rt, "DELETED", &obj);
         Ok(obj)
+    }
+
+    /// How many pods are bound to `node` now.
+    pub fn pods_on_node(&self, node: &str) -> usize {
+        self.pods_per_node.get(node).copied().unwrap_or(0)
+    }
+
+    fn count_on_node(&mut self, pod: &Value, delta: isize) {
+        if let Some(n) = pod["spec"]["nodeName"].as_str() {
+            let n = n.to_owned();
+            self.adjust_node(&n, delta);
+        }
+    }
+
+    fn adjust_node(&mut self, node: &str, delta: isize) {
+        let c = self.pods_per_node.entry(node.to_owned()).or_default();
+        *c = c.saturating_add_signed(delta);
     }
 
     /// Appends a line to a container's log.
@@ -908,5 +950,57 @@ mod tests {
         assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
         s.delete(PODS, Some("ns"), "a", None).unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());
+    }
+}
+
+#[cfg(test)]
+mod index_tests {
+    use super::*;
+
+    #[test]
+    fn pods_per_node_follow_creates_moves_and_deletes() {
+        let mut s = Store::new(1);
+        for (name, node) in [("a", "n1"), ("b", "n1"), ("c", "n2")] {
+            s.create(
+                PODS,
+                Some("ns"),
+                json!({"metadata": {"name": name}, "spec": {"nodeName": node}}),
+            )
+            .unwrap();
+        }
+        assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (2, 1));
+        s.merge_patch(PODS, Some("ns"), "b", &json!({"spec": {"nodeName": "n2"}}))
+            .unwrap();
+        assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (1, 2));
+        s.delete(PODS, Some("ns"), "c", None).unwrap();
+        assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (1, 1));
+        assert_eq!(s.pods_on_node("n3"), 0);
+    }
+
+    #[test]
+    fn lists_see_only_their_type_and_namespace() {
+        let mut s = Store::new(1);
+        s.create(PODS, Some("a"), json!({"metadata": {"name": "x"}}))
+            .unwrap();
+        s.create(PODS, Some("b"), json!({"metadata": {"name": "x"}}))
+            .unwrap();
+        s.create(NODES, None, json!({"metadata": {"name": "x"}}))
+            .unwrap();
+        s.create(
+            EPHEMERAL_RUNNERS,
+            Some("a"),
+            json!({"metadata": {"name": "x"}}),
+        )
+        .unwrap();
+        let all = (LabelSelector::default(), FieldSelector::default());
+        assert_eq!(s.list(PODS, None, &all.0, &all.1).len(), 2);
+        assert_eq!(s.list(PODS, Some("a"), &all.0, &all.1).len(), 1);
+        assert_eq!(s.list(PODS, Some("c"), &all.0, &all.1).len(), 0);
+        assert_eq!(
+            s.list(NODES, Some("a"), &all.0, &all.1).len(),
+            1,
+            "cluster-scoped"
+        );
+        assert_eq!(s.list(EPHEMERAL_RUNNERS, None, &all.0, &all.1).len(), 1);
     }
 }
