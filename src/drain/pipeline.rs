@@ -422,6 +422,9 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
 
     // Unregister: the atomic check. 204/404 means no new job will be assigned.
     let mut reregistrations = 0;
+    // We waited for a job, then GitHub no longer knew the runner: it left after its job.
+    let mut waited = wait_first;
+    let mut left_on_its_own = false;
     loop {
         let answer = match sh.unregister(&name, id).await {
             Ok(a) => a,
@@ -473,6 +476,7 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                             id,
                             status: 404,
                         });
+                        left_on_its_own = waited;
                         break;
                     }
                     Err(f) => return fail(f, "while looking up a runner GitHub no longer knows"),
@@ -488,6 +492,7 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                         },
                     };
                 }
+                waited = true;
                 if let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
                     return fail(f, "while waiting for the busy runner; nothing changed");
                 }
@@ -523,7 +528,11 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
             PodActivity::Gone if !matches!(target, DeleteTarget::EphemeralRunner { .. }) => {
                 return Outcome::Drained {
                     deleted: target.display(),
-                    note: Some("pod already gone".into()),
+                    note: Some(if left_on_its_own {
+                        "already gone: the runner left after its job and ARC removed it".into()
+                    } else {
+                        "pod already gone".into()
+                    }),
                 };
             }
             PodActivity::Gone | PodActivity::Present { job: None } => break,
@@ -583,6 +592,10 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                 deleted: target.display(),
                 note: match d {
                     Deleted::Deleted => None,
+                    // An ephemeral runner unregisters itself after its job and ARC removes it.
+                    Deleted::NotFound if left_on_its_own => Some(
+                        "already gone: the runner left after its job and ARC removed it".into(),
+                    ),
                     Deleted::NotFound => Some("already gone".into()),
                     Deleted::Replaced => Some(
                         "replaced by a new object of the same name, which was left alone".into(),
