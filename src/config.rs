@@ -320,8 +320,18 @@ pub fn resolve_github(args: &GitHubArgs, env: &Env) -> Result<GitHubSettings> {
         credentials,
         group,
         ca_cert: args.ca_cert.clone(),
-        request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        request_timeout: resolve_request_timeout(args)?,
     })
+}
+
+/// `--request-timeout`: applies to GitHub and Kubernetes requests alike; 0 would fail every
+/// request, so it is refused.
+pub fn resolve_request_timeout(args: &GitHubArgs) -> Result<Duration> {
+    if args.request_timeout.is_zero() {
+        return Err(Error::usage("--request-timeout must be longer than 0")
+            .with_hint("give a duration such as `30s` (the default)"));
+    }
+    Ok(args.request_timeout)
 }
 
 /// Which namespaces to look for runner pods in.
@@ -345,6 +355,8 @@ pub struct KubeSettings {
     pub kubeconfig_source: &'static str,
     pub context: Option<String>,
     pub namespaces: Namespaces,
+    /// `--request-timeout`: how long one request may go unanswered.
+    pub request_timeout: Duration,
 }
 
 /// Resolves the Kubernetes settings from flags and `ctx.env`.
@@ -387,6 +399,8 @@ pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
         kubeconfig_source,
         context: args.context.clone().filter(|c| !c.is_empty()),
         namespaces,
+        // `--request-timeout` lives with the GitHub flags; commands copy it over.
+        request_timeout: DEFAULT_REQUEST_TIMEOUT,
     })
 }
 
@@ -407,6 +421,7 @@ mod tests {
             installation_id: None,
             app_key: None,
             ca_cert: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 

@@ -143,8 +143,9 @@ impl Cluster {
                 })?
         };
         // A hung API server must not hang arcctl.
-        config.connect_timeout = Some(Duration::from_secs(10));
-        config.read_timeout = Some(Duration::from_secs(60));
+        config.connect_timeout = Some(Duration::from_secs(10).min(settings.request_timeout));
+        config.read_timeout = Some(settings.request_timeout);
+        config.write_timeout = Some(settings.request_timeout);
         config.reset_reader_on_write = true;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();

@@ -25,7 +25,8 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let opts = &args.drain;
     // Everything that can be refused without the network is refused first.
     let github_settings = config::resolve_github(&args.github, &ctx.env)?;
-    let kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
+    let mut kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
+    kube_settings.request_timeout = github_settings.request_timeout;
     let selection = select::resolve(&args.selection, &[], github_settings.group.is_some())?;
     if !selection.narrowing.any() && !opts.all {
         return Err(
