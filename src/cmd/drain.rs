@@ -34,6 +34,10 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
                 .with_hint("narrow the selection (RUNNER names or globs, -l, --node, --scale-set, --label, --group) or pass --all"),
         );
     }
+    if opts.poll_interval.is_zero() {
+        return Err(Error::usage("--poll-interval must be longer than 0")
+            .with_hint("polling without a pause would spend GitHub's rate limit in seconds; the default is 10s"));
+    }
     let pres = presentation(ctx, &args.output);
     if !opts.dry_run && !opts.yes && !pres.can_prompt {
         return Err(

@@ -70,7 +70,8 @@ pub struct RunnerGroup {
 /// `{total_count, runners}` of the runner list endpoints.
 #[derive(Debug, Deserialize)]
 pub(crate) struct RunnerPage {
-    #[serde(default)]
+    /// Required: a page without it is not GitHub's answer, and reading it as "no runners"
+    /// would hide every runner of the scope.
     pub runners: Vec<Runner>,
 }
 
