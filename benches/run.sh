@@ -24,7 +24,7 @@ PACE_RUNNERS="${PACE_RUNNERS:-300}"
 LIST_RUNNERS="${LIST_RUNNERS:-10000}"
 LATENCY_MS=20
 CONCURRENCY=16
-CONFIRM_WINDOW_S=5
+CONFIRM_WINDOW_S="${CONFIRM_WINDOW_S:-2}"
 RATE=5
 SECONDARY_LIMIT="${SECONDARY_LIMIT:-1600}"
 
@@ -129,7 +129,7 @@ Machine: ${cpu}, $(nproc) cores, ${mem}, $(uname -sr); $(date -u +%Y-%m-%d); san
 
 | scenario | tool | wall | per runner | requests | peak memory | jobs killed | result |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |
-| 1. drain ${DRAIN_RUNNERS} idle, --concurrency ${CONCURRENCY}, unlimited pace | arcctl | ${d_arc} s | $(per "${d_arc}" "${d_arc_n}") ms | $(py "${requests}" "${W}/d-arcctl.json") | $(peak_mib "${W}/d-arcctl.time") MiB | $(py 'r["jobs"]["killed"]' "${W}/d-arcctl.json") | ${d_arc_n} drained |
+| 1. drain ${DRAIN_RUNNERS} idle, --concurrency ${CONCURRENCY}, unlimited pace, --confirm-window ${CONFIRM_WINDOW_S}s | arcctl | ${d_arc} s | $(per "${d_arc}" "${d_arc_n}") ms | $(py "${requests}" "${W}/d-arcctl.json") | $(peak_mib "${W}/d-arcctl.time") MiB | $(py 'r["jobs"]["killed"]' "${W}/d-arcctl.json") | ${d_arc_n} drained |
 | | naive loop (curl + kubectl) | ${d_naive} s | $(per "${d_naive}" "${d_naive_n}") ms | $(py "${requests}" "${W}/d-naive.json") | $(peak_mib "${W}/d-naive.time") MiB | $(py 'r["jobs"]["killed"]' "${W}/d-naive.json") | ${d_naive_n} drained |
 | | **arcctl vs loop, per runner** | | **$(ratio "(${d_naive} / ${d_naive_n}) / (${d_arc} / ${d_arc_n})") x faster** | | | | |
 | | RTT bound ${DRAIN_RUNNERS} x 3 x ${LATENCY_MS} ms / ${CONCURRENCY} + ${CONFIRM_WINDOW_S} s confirm window | ${bound} s | | | | | **arcctl at $(ratio "${d_arc} / ${bound}") x the bound** |
