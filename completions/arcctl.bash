@@ -87,7 +87,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__drain)
-            opts="-l -y -n -A -o -q -v -h -V --selector --node --scale-set --label --all --dry-run --yes --wait --timeout --poll-interval --confirm-window --cordon --no-cordon --concurrency --max-unregister-rate --audit-log --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
+            opts="-l -y -n -A -o -q -v -h -V --selector --node --scale-set --label --all --dry-run --yes --wait --timeout --poll-interval --confirm-window --cordon --no-cordon --concurrency --max-unregister-rate --audit-log --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --request-timeout --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,6 +174,10 @@ _arcctl() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -311,7 +315,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__list)
-            opts="-l -n -A -o -q -v -h -V --selector --node --scale-set --label --state --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
+            opts="-l -n -A -o -q -v -h -V --selector --node --scale-set --label --state --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --request-timeout --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,6 +385,10 @@ _arcctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -417,7 +425,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__recreate)
-            opts="-l -y -n -A -o -q -v -h -V --selector --node --scale-set --label --all --dry-run --yes --wait --timeout --poll-interval --confirm-window --cordon --no-cordon --concurrency --max-unregister-rate --audit-log --batch-size --wait-ready --no-wait-ready --ready-timeout --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
+            opts="-l -y -n -A -o -q -v -h -V --selector --node --scale-set --label --all --dry-run --yes --wait --timeout --poll-interval --confirm-window --cordon --no-cordon --concurrency --max-unregister-rate --audit-log --batch-size --wait-ready --no-wait-ready --ready-timeout --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --request-timeout --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +520,10 @@ _arcctl() {
                     return 0
                     ;;
                 --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -52,6 +52,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l app-id -d 'GitHub
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l request-timeout -d 'Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l context -d 'The kubeconfig context to use' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
@@ -90,6 +91,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l app-id -d 'GitHu
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l request-timeout -d 'Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l context -d 'The kubeconfig context to use' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
@@ -136,6 +138,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l app-id -d 'Gi
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l request-timeout -d 'Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l context -d 'The kubeconfig context to use' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
@@ -175,7 +178,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l job-duration -
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l latency -d 'Added to every API response' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l list-cache -d 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l controller-delay -d 'Extra time the ARC-like controller takes to start each new runner pod (Pending to Running and online): slow or, with a long value, hold back replacements, e.g. to rehearse `recreate --ready-timeout`' -r
-complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l fault -d 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, kube-5xx, unsafe-204' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l fault -d 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, github-403, github-429 (rate-limit answers, with retry-after or x-ratelimit-reset), kube-5xx, kube-timeout, unsafe-204' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l secondary-limit -d 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l forbid-namespace -d 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l app-id -d 'Accept GitHub App JWTs for this App id' -r

@@ -138,6 +138,9 @@ pub struct GitHubArgs {
     /// ARCCTL_CA_CERT].
     #[arg(long, value_name = "PATH")]
     pub ca_cert: Option<PathBuf>,
+    /// Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`.
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
+    pub request_timeout: std::time::Duration,
 }
 
 /// Kubernetes connection and namespaces.
@@ -385,7 +388,8 @@ pub struct SandboxArgs {
     #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
     pub controller_delay: std::time::Duration,
     /// Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout,
-    /// kube-5xx, unsafe-204.
+    /// github-403, github-429 (rate-limit answers, with retry-after or x-ratelimit-reset),
+    /// kube-5xx, kube-timeout, unsafe-204.
     #[arg(long = "fault", value_name = "NAME=P", value_parser = parse_fault)]
     pub faults: Vec<(FaultKind, f64)>,
     /// GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with
@@ -437,16 +441,22 @@ pub enum FaultKind {
     Github5xx,
     GithubReset,
     GithubTimeout,
+    Github403,
+    Github429,
     Kube5xx,
+    KubeTimeout,
     Unsafe204,
 }
 
 impl FaultKind {
-    pub const ALL: [(&'static str, FaultKind); 5] = [
+    pub const ALL: [(&'static str, FaultKind); 8] = [
         ("github-5xx", FaultKind::Github5xx),
         ("github-reset", FaultKind::GithubReset),
         ("github-timeout", FaultKind::GithubTimeout),
+        ("github-403", FaultKind::Github403),
+        ("github-429", FaultKind::Github429),
         ("kube-5xx", FaultKind::Kube5xx),
+        ("kube-timeout", FaultKind::KubeTimeout),
         ("unsafe-204", FaultKind::Unsafe204),
     ];
 

@@ -324,8 +324,18 @@ pub fn resolve_github(args: &GitHubArgs, env: &Env) -> Result<GitHubSettings> {
             .ca_cert
             .clone()
             .or_else(|| env.get("ARCCTL_CA_CERT").map(PathBuf::from)),
-        request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        request_timeout: resolve_request_timeout(args)?,
     })
+}
+
+/// `--request-timeout`: applies to GitHub and Kubernetes requests alike; 0 would fail every
+/// request, so it is refused.
+pub fn resolve_request_timeout(args: &GitHubArgs) -> Result<Duration> {
+    if args.request_timeout.is_zero() {
+        return Err(Error::usage("--request-timeout must be longer than 0")
+            .with_hint("give a duration such as `30s` (the default)"));
+    }
+    Ok(args.request_timeout)
 }
 
 /// Which namespaces to look for runner pods in.
@@ -351,6 +361,8 @@ pub struct KubeSettings {
     pub namespaces: Namespaces,
     /// The service account to use when there is no kubeconfig.
     pub in_cluster: InCluster,
+    /// `--request-timeout`: how long one request may go unanswered.
+    pub request_timeout: Duration,
 }
 
 /// Where a pod finds its API server and service account: `KUBERNETES_SERVICE_HOST` and
@@ -411,6 +423,8 @@ pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
             port: env.get("KUBERNETES_SERVICE_PORT").map(str::to_owned),
             account_dir: PathBuf::from(SERVICE_ACCOUNT_DIR),
         },
+        // `--request-timeout` lives with the GitHub flags; commands copy it over.
+        request_timeout: DEFAULT_REQUEST_TIMEOUT,
     })
 }
 
@@ -431,6 +445,7 @@ mod tests {
             installation_id: None,
             app_key: None,
             ca_cert: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 

@@ -149,8 +149,9 @@ impl Cluster {
                 })?
         };
         // A hung API server must not hang arcctl.
-        config.connect_timeout = Some(Duration::from_secs(10));
-        config.read_timeout = Some(Duration::from_secs(60));
+        config.connect_timeout = Some(Duration::from_secs(10).min(settings.request_timeout));
+        config.read_timeout = Some(settings.request_timeout);
+        config.write_timeout = Some(settings.request_timeout);
         config.reset_reader_on_write = true;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
@@ -488,6 +489,14 @@ where
             Err(kube::Error::Api(s)) if s.code == 404 && at.missing_ok && out.is_empty() => {
                 return Ok(Vec::new());
             }
+            // A list is refused as a bad request only for what we passed: the selectors.
+            Err(kube::Error::Api(s)) if s.code == 400 => {
+                return Err(Error::usage(format!(
+                    "Kubernetes refused the selection of `{}`: {}",
+                    at.resource, s.message
+                ))
+                .with_hint("check -l/--selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`) and --node"));
+            }
             Err(e) => return Err(kube_error(e, "list", at.resource, at.namespace, at.server)),
         };
         out.extend(page.items);
@@ -589,10 +598,13 @@ pub(crate) fn kube_error(
             } else {
                 format!(" at {server}")
             };
-            Error::failed(format!(
-                "failed to {verb} {place}: could not reach the Kubernetes API{at}"
-            ))
-            .with_source(other)
+            // An answer that came but made no sense is not a network problem.
+            let what = if matches!(other, kube::Error::SerdeError(_)) {
+                "unexpected response from the Kubernetes API"
+            } else {
+                "could not reach the Kubernetes API"
+            };
+            Error::failed(format!("failed to {verb} {place}: {what}{at}")).with_source(other)
         }
     }
 }

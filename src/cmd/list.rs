@@ -14,7 +14,8 @@ use crate::output::{Presentation, PresentationFlags};
 pub(crate) async fn run(ctx: &Context, args: ListArgs) -> Result<u8> {
     // Everything that can be refused without the network is checked first.
     let github_settings = config::resolve_github(&args.github, &ctx.env)?;
-    let kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
+    let mut kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
+    kube_settings.request_timeout = github_settings.request_timeout;
     let states: Vec<State> = args.states.iter().map(|s| State::from(*s)).collect();
     let selection = select::resolve(&args.selection, &states, github_settings.group.is_some())?;
     let out = &args.output;

@@ -56,7 +56,9 @@ pub(crate) struct Prepared {
 pub(crate) async fn prepare(ctx: &Context, i: Inputs<'_>) -> Result<Prepared> {
     let opts = i.opts;
     let github_settings = config::resolve_github(i.github, &ctx.env)?;
-    let kube_settings = config::resolve_kube(i.kube, &ctx.env)?;
+    let mut kube_settings = config::resolve_kube(i.kube, &ctx.env)?;
+    // `--request-timeout` lives with the GitHub flags and bounds Kubernetes requests too.
+    kube_settings.request_timeout = github_settings.request_timeout;
     let selection = select::resolve(i.selection, &[], github_settings.group.is_some())?;
     if !selection.narrowing.any() && !opts.all {
         return Err(Error::usage(format!(
@@ -64,6 +66,11 @@ pub(crate) async fn prepare(ctx: &Context, i: Inputs<'_>) -> Result<Prepared> {
             i.verb
         ))
         .with_hint("narrow the selection (RUNNER names or globs, -l, --node, --scale-set, --label, --group) or pass --all"));
+    }
+    if opts.poll_interval.is_zero() {
+        return Err(Error::usage("--poll-interval must be longer than 0").with_hint(
+            "polling without a pause would spend GitHub's rate limit in seconds; the default is 10s",
+        ));
     }
     let pres = presentation(ctx, i.output);
     if !opts.dry_run && !opts.yes && !pres.can_prompt {

@@ -168,12 +168,27 @@ impl ClusterOps for ClusterEdge {
     async fn activity(&self, target: &DeleteTarget) -> Result<PodActivity, ClusterError> {
         let ns = target.namespace();
         let name = target.pod_name();
-        let pod = self
-            .0
-            .get_runner_pod(ns, name)
-            .await
-            .map_err(cluster_error)?;
-        let Some(pod) = pod.filter(|p| p.uid == target.pod_uid()) else {
+        // The pod, its log tail and its EphemeralRunner are read at once: one round trip
+        // instead of three. They are judged in the same order as if read one by one, and a
+        // log or EphemeralRunner error only counts when its answer is needed.
+        let er_name = match target {
+            DeleteTarget::EphemeralRunner { name: er, .. } => Some(er.as_str()),
+            DeleteTarget::Pod { .. } => None,
+        };
+        let (pod, log, er) = tokio::join!(
+            self.0.get_runner_pod(ns, name),
+            self.0.runner_log_tail(ns, name, IDLE_CHECK_TAIL_LINES),
+            async {
+                match er_name {
+                    Some(er) => self.0.get_ephemeral_runner(ns, er).await,
+                    None => Ok(None),
+                }
+            }
+        );
+        let Some(pod) = pod
+            .map_err(cluster_error)?
+            .filter(|p| p.uid == target.pod_uid())
+        else {
             return Ok(PodActivity::Gone);
         };
         // A finished runner container runs nothing; its log may end mid-job if it was killed,
@@ -182,22 +197,10 @@ impl ClusterOps for ClusterEdge {
             .runner_container
             .as_ref()
             .is_some_and(|c| c.state == "terminated");
-        if !terminated {
-            let log = self
-                .0
-                .runner_log_tail(ns, name, IDLE_CHECK_TAIL_LINES)
-                .await
-                .map_err(cluster_error)?;
-            if let Some(job) = running_job(&log) {
-                return Ok(PodActivity::Present { job: Some(job) });
-            }
+        if !terminated && let Some(job) = running_job(&log.map_err(cluster_error)?) {
+            return Ok(PodActivity::Present { job: Some(job) });
         }
-        if let DeleteTarget::EphemeralRunner { name: er, .. } = target
-            && let Some(er) = self
-                .0
-                .get_ephemeral_runner(ns, er)
-                .await
-                .map_err(cluster_error)?
+        if let Some(er) = er.map_err(cluster_error)?
             && let Some(job) = er.job_id.filter(|j| !j.is_empty())
         {
             return Ok(PodActivity::Present {

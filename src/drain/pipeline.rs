@@ -301,8 +301,19 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             if self.halt.is_triggered() {
                 return Err(ReadFail::Stop(Stop::Halted));
             }
-            self.pacer.acquire().await;
-            // A halt while queued at the pacer must not send the DELETE.
+            // Queued at the pacer (possibly behind a long rate-limit pause): a halt or the
+            // deadline ends the wait, and no DELETE goes out after them.
+            let deadline = async {
+                match self.deadline {
+                    Some(d) => tokio::time::sleep_until(d).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = self.pacer.acquire() => {}
+                () = self.halt.triggered() => return Err(ReadFail::Stop(Stop::Halted)),
+                () = deadline => return Err(ReadFail::Stop(Stop::Deadline)),
+            }
             if self.halt.is_triggered() {
                 return Err(ReadFail::Stop(Stop::Halted));
             }

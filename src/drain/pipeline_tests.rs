@@ -654,3 +654,36 @@ async fn many_runners_pay_the_confirm_window_about_once() {
     // 200 runners at concurrency 2 would take 1,000 s if each held a slot through its window.
     assert!(tokio::time::Instant::now() - start < Duration::from_secs(20));
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_interrupt_ends_a_long_rate_limit_pause_without_sending_the_delete() {
+    let (gh, k8s, log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        1,
+        VecDeque::from([Unregistered::RateLimited {
+            wait: Duration::from_secs(3600),
+        }]),
+    );
+    let interrupt = Interrupt::default();
+    let trigger = interrupt.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        trigger.trigger();
+    });
+    let start = tokio::time::Instant::now();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        interrupt,
+    )
+    .await;
+    assert!(tokio::time::Instant::now() - start < Duration::from_secs(60));
+    assert_eq!(outcome(&r, 0).label(), "stopped");
+    assert_eq!(
+        log.all(),
+        ["unregister 1 -> 429"],
+        "no second DELETE after the interrupt"
+    );
+}

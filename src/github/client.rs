@@ -28,6 +28,12 @@ use crate::github::rate::{RateInfo, SECONDARY_LIMIT_DEFAULT_WAIT, is_rate_limite
 const API_VERSION: &str = "2022-11-28";
 /// GitHub's largest page.
 const PER_PAGE: &str = "100";
+/// The largest answer read: a page of 100 runners is about 60 KiB, so anything near this is
+/// not GitHub's runner API, and reading it whole would only cost memory.
+const MAX_BODY: usize = 16 << 20;
+/// The most pages one list follows (100 per page): far beyond any real scope, and a bound on
+/// a server whose `next` links never end.
+const MAX_PAGES: usize = 2_000;
 
 /// How reads retry transient failures.
 #[derive(Debug, Clone, Copy)]
@@ -263,9 +269,15 @@ impl GitHubClient {
             })?;
             builder = builder.tls_certs_merge(certs);
         }
-        let http = builder
-            .build()
-            .map_err(|e| Error::failed("failed to set up the GitHub HTTP client").with_source(e))?;
+        let http = builder.build().map_err(|e| match &settings.ca_cert {
+            // The PEM parsed, but its contents are no certificate rustls can use.
+            Some(path) => Error::usage(format!(
+                "--ca-cert `{}` holds no usable certificate",
+                path.display()
+            ))
+            .with_source(e),
+            None => Error::failed("failed to set up the GitHub HTTP client").with_source(e),
+        })?;
         Ok(GitHubClient {
             http,
             base: settings.base_url.clone(),
@@ -590,9 +602,9 @@ impl GitHubClient {
     ) -> Result<Reply, Failure> {
         let started = std::time::Instant::now();
         let shown = format!("{method} {url}");
-        let resp = self
+        let mut resp = self
             .http
-            .request(method, url)
+            .request(method, url.clone())
             .bearer_auth(bearer.expose_secret())
             .send()
             .await
@@ -633,14 +645,27 @@ impl GitHubClient {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(rate);
         }
-        let body = resp.bytes().await.map_err(|e| Failure::Transport {
+        let too_large = || Failure::Decode {
+            url: url.clone(),
+            detail: format!("the answer is larger than {} MiB", MAX_BODY >> 20),
+        };
+        if resp.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| Failure::Transport {
             kind: classify(&e),
             source: e,
-        })?;
+        })? {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
         Ok(Reply {
             status,
             headers,
-            body: body.to_vec(),
+            body,
         })
     }
 
@@ -794,8 +819,17 @@ impl GitHubClient {
         wait_rate_limits: bool,
     ) -> Result<Vec<T>, Failure> {
         let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut next = Some(first);
         while let Some(url) = next {
+            if !seen.insert(url.clone()) || seen.len() > MAX_PAGES {
+                return Err(Failure::Decode {
+                    detail: format!(
+                        "the pages do not end: `rel=\"next\"` led back to an earlier page or past {MAX_PAGES} pages"
+                    ),
+                    url,
+                });
+            }
             let (page, headers) = self.get_json::<P>(url.clone(), wait_rate_limits).await?;
             out.extend(items(page));
             next = next_link(&headers, &self.base)

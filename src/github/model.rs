@@ -69,9 +69,36 @@ pub struct RunnerGroup {
 
 /// `{total_count, runners}` of the runner list endpoints.
 #[derive(Debug, Deserialize)]
+#[serde(try_from = "RawRunnerPage")]
 pub(crate) struct RunnerPage {
-    #[serde(default)]
     pub runners: Vec<Runner>,
+}
+
+/// The page as sent: the enterprise endpoint may omit both fields when there are no runners,
+/// but a page that counts runners and lists none is not GitHub's answer, and reading it as
+/// "no runners" would hide every runner of the scope.
+#[derive(Deserialize)]
+struct RawRunnerPage {
+    #[serde(default)]
+    total_count: Option<f64>,
+    #[serde(default)]
+    runners: Option<Vec<Runner>>,
+}
+
+impl TryFrom<RawRunnerPage> for RunnerPage {
+    type Error = String;
+
+    fn try_from(raw: RawRunnerPage) -> Result<Self, String> {
+        match (raw.runners, raw.total_count) {
+            (Some(runners), _) => Ok(RunnerPage { runners }),
+            (None, Some(n)) if n > 0.0 => Err(format!(
+                "the page counts {n} runners but has no `runners` field"
+            )),
+            (None, _) => Ok(RunnerPage {
+                runners: Vec::new(),
+            }),
+        }
+    }
 }
 
 /// `{total_count, runner_groups}` of the runner-group list endpoints.

@@ -281,7 +281,14 @@ impl Store {
             if prefix.is_empty() {
                 return Err(StoreError::Invalid("metadata.name: Required value".into()));
             }
-            name = format!("{prefix}{}", self.random_suffix());
+            // Five random characters collide now and then in big worlds; the controllers that
+            // use generateName retry on AlreadyExists, so the store picks another suffix.
+            for _ in 0..16 {
+                name = format!("{prefix}{}", self.random_suffix());
+                if !self.objects.contains_key(&Store::key(rt, ns, &name)) {
+                    break;
+                }
+            }
         }
         let key = Store::key(rt, ns, &name);
         if self.objects.contains_key(&key) {

@@ -108,6 +108,22 @@ pub(crate) fn secondary_limit(retry_after: u64, request_id: &str) -> Response {
     response
 }
 
+/// An injected rate-limit refusal (`github-403`, `github-429`): GitHub's primary-limit body
+/// when the wait is given by `x-ratelimit-reset`, its secondary-limit body with `retry-after`
+/// otherwise.
+pub(crate) fn injected_limit(
+    status: StatusCode,
+    retry_after: Option<u64>,
+    request_id: &str,
+) -> Response {
+    let mut response = match retry_after {
+        Some(after) => secondary_limit(after, request_id),
+        None => primary_limit(request_id),
+    };
+    *response.status_mut() = status;
+    response
+}
+
 /// 422 `validation-error-simple` for a busy runner, with GitHub's exact message.
 pub(crate) fn runner_busy(name: &str, documentation_url: &str) -> Response {
     json_response(

@@ -40,6 +40,13 @@ pub(crate) enum Strike {
     None,
     /// Answer this 5xx instead of performing the request.
     ServerError(StatusCode),
+    /// Answer a rate-limit refusal with this status (403 or 429) instead of performing the
+    /// request; `reset` picks `x-ratelimit-remaining: 0` + `x-ratelimit-reset` over
+    /// `retry-after`. Both ask for a wait of about a second.
+    RateLimited {
+        status: StatusCode,
+        reset: bool,
+    },
     /// Lose the answer; `performed` says whether the operation took effect first.
     Lost {
         fault: Lost,
@@ -54,6 +61,17 @@ pub(crate) fn draw(world: &mut World, method: &Method) -> Strike {
         StatusCode::BAD_GATEWAY,
         StatusCode::SERVICE_UNAVAILABLE,
     ];
+    for (kind, status) in [
+        (FaultKind::Github403, StatusCode::FORBIDDEN),
+        (FaultKind::Github429, StatusCode::TOO_MANY_REQUESTS),
+    ] {
+        if world.fault(kind) {
+            return Strike::RateLimited {
+                status,
+                reset: world.chance(0.5),
+            };
+        }
+    }
     if world.fault(FaultKind::Github5xx) {
         let i = usize::try_from(world.draw(0..3)).unwrap_or(0);
         return Strike::ServerError(SERVER_ERRORS[i.min(2)]);

@@ -43,6 +43,10 @@
 //!    `stats.rate_limit_violations`.
 //! 6. Faults (seeded, from [`World::fault`](crate::sandbox::world::World::fault)), drawn in
 //!    this order:
+//!    - `github-403`, `github-429`: a rate-limit refusal with that status, not performed: by a
+//!      coin, GitHub's primary-limit body with `x-ratelimit-remaining: 0` and
+//!      `x-ratelimit-reset` a second ahead, or its secondary-limit body with `retry-after: 1`.
+//!      Not counted as violations (the client did nothing wrong).
 //!    - `github-5xx`: 500, 502 or 503 with a GitHub-like JSON body; the request is **not**
 //!      performed.
 //!    - `github-reset`: the connection is closed without a response (the response body fails
@@ -101,6 +105,7 @@ use crate::sandbox::world::SharedWorld;
 
 pub use app::INSTALLATION_ID;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub(crate) use faults::dropped_connection;
 pub use faults::{STATUS_RESET, STATUS_TIMEOUT, TIMEOUT_HANG};
 
 /// State shared by the pipeline and the handlers of one fake GitHub.

@@ -180,6 +180,23 @@ fn admit(route: &Route, headers: &HeaderMap, method: &Method, request_id: &str) 
     let gate = match faults::draw(&mut world, method) {
         Strike::None => Gate::Pass,
         Strike::ServerError(status) => Gate::Answer(errors::server_error(status)),
+        Strike::RateLimited { status, reset } => {
+            // An injected refusal, not the client's overuse: no violation is counted.
+            let mut quota = quota;
+            let retry_after = if reset {
+                quota.remaining = 0;
+                quota.reset = api.clock.now().as_secs() + 1;
+                None
+            } else {
+                Some(1)
+            };
+            return Admission {
+                quota,
+                latency,
+                gate: Gate::Answer(errors::injected_limit(status, retry_after, request_id)),
+                in_flight: None,
+            };
+        }
         Strike::Lost { fault, performed } => Gate::Lost { fault, performed },
     };
     Admission {

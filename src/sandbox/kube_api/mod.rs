@@ -1,8 +1,9 @@
 //! The fake Kubernetes API server over the shared world: what kube-rs and a real `kubectl`
 //! need for get, delete, logs, cordon and patch.
 //!
-//! This module owns the request pipeline (latency, the `kube-5xx` fault, RBAC denials for
-//! `--forbid-namespace` and the `--rbac` rules (`rbac`), the ARC CRDs the `--mode` installs, request statistics) and dispatch;
+//! This module owns the request pipeline (latency, the `kube-5xx` and `kube-timeout` faults,
+//! RBAC denials for `--forbid-namespace` and the `--rbac` rules (`rbac`), the ARC CRDs the
+//! `--mode` installs, request statistics) and dispatch;
 //! `path` parses request paths, `discovery` serves the discovery documents, `objects` lists,
 //! gets, deletes, patches and evicts, `json_patch` handles RFC 6902 patches, `watch` streams
 //! changes, `logs` serves `pods/log`, `table` renders kubectl's tables and `status` builds the
@@ -120,7 +121,22 @@ async fn handle(
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
-    let fault = world::lock(&world).fault(FaultKind::Kube5xx);
+    let (fault, hang) = {
+        let mut w = world::lock(&world);
+        let fault = w.fault(FaultKind::Kube5xx);
+        (fault, !fault && w.fault(FaultKind::KubeTimeout))
+    };
+    if hang {
+        // `kube-timeout`: no answer; the connection is dropped after a long, bounded hang
+        // (the client's request timeout should give up first). Nothing is performed.
+        world::lock(&world).stats.record_kube(
+            method.as_str(),
+            &pattern,
+            crate::sandbox::github_api::STATUS_TIMEOUT,
+        );
+        tokio::time::sleep(crate::sandbox::github_api::TIMEOUT_HANG).await;
+        return crate::sandbox::github_api::dropped_connection();
+    }
     let req = Request {
         method,
         query: Query::parse(uri.query()),
