@@ -555,26 +555,9 @@ async fn ctrl_c_mid_drain_stops_safely_prints_the_summary_and_exits_130() {
         "1s..3s",
     ])
     .await;
-    let world = sb.world();
     let mut inv = Invocation::new(&sb);
-    let interrupt = inv.interrupt.clone();
-    tokio::spawn(async move {
-        // Interrupt once the drain is under way: after the third unregister.
-        for _ in 0..2000 {
-            let deletes: u64 = lock(&world)
-                .stats
-                .github
-                .iter()
-                .filter(|((m, _, _), _)| m == "DELETE")
-                .map(|(_, c)| *c)
-                .sum();
-            if deletes >= 3 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        interrupt.trigger();
-    });
+    // Interrupt once the drain is under way: after the third unregister.
+    interrupt_after_deletes(&sb, true, 3, inv.interrupt.clone());
     let mut args = drain_args(&["--all", "-A", "--yes"]);
     let rate = args
         .iter()

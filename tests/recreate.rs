@@ -523,26 +523,9 @@ async fn ctrl_c_while_waiting_for_replacements_stops_with_130_and_starts_no_batc
         "1h",
     ])
     .await;
-    let world = sb.world();
     let inv = Invocation::new(&sb);
-    let interrupt = inv.interrupt.clone();
-    tokio::spawn(async move {
-        // Interrupt once the first batch is deleted and its replacements are awaited.
-        for _ in 0..2000 {
-            let deletes: u64 = lock(&world)
-                .stats
-                .kube
-                .iter()
-                .filter(|((m, _, _), _)| m == "DELETE")
-                .map(|(_, c)| *c)
-                .sum();
-            if deletes >= 2 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        interrupt.trigger();
-    });
+    // Interrupt once the first batch is deleted and its replacements are awaited.
+    interrupt_after_deletes(&sb, false, 2, inv.interrupt.clone());
     let mut args = vec![
         "recreate",
         "--all",

@@ -155,3 +155,36 @@ pub fn outcomes(doc: &serde_json::Value) -> std::collections::BTreeMap<String, V
     }
     m
 }
+
+/// Triggers `interrupt` once the sandbox has answered `n` DELETE requests on `github` (true) or
+/// Kubernetes (false); bounded at 20 s of polling, then it triggers anyway.
+pub fn interrupt_after_deletes(
+    sb: &Sandbox,
+    github: bool,
+    n: u64,
+    interrupt: arcctl::context::Interrupt,
+) {
+    let world = sb.world();
+    tokio::spawn(async move {
+        for _ in 0..2000 {
+            let deletes: u64 = {
+                let w = lock(&world);
+                let counts = if github {
+                    &w.stats.github
+                } else {
+                    &w.stats.kube
+                };
+                counts
+                    .iter()
+                    .filter(|((m, _, _), _)| m == "DELETE")
+                    .map(|(_, c)| *c)
+                    .sum()
+            };
+            if deletes >= n {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        interrupt.trigger();
+    });
+}
