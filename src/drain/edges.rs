@@ -69,6 +69,19 @@ fn rate_hint(rate: &github::RateInfo) -> RateHint {
     }
 }
 
+/// A single-runner read, reduced to what the pipeline decides on.
+fn now(
+    r: Result<Option<github::Runner>, github::ReadError>,
+) -> Result<Option<RunnerNow>, ReadError> {
+    r.map(|r| {
+        r.map(|r| RunnerNow {
+            id: r.id,
+            busy: r.busy,
+        })
+    })
+    .map_err(read_error)
+}
+
 fn read_error(e: github::ReadError) -> ReadError {
     match e {
         github::ReadError::Denied(e) => ReadError::Denied(crate::output::render_error(&e)),
@@ -113,29 +126,11 @@ impl GitHubOps for GitHubEdge {
     }
 
     async fn runner(&self, id: u64) -> Result<Option<RunnerNow>, ReadError> {
-        self.0
-            .get_runner(id)
-            .await
-            .map(|r| {
-                r.map(|r| RunnerNow {
-                    id: r.id,
-                    busy: r.busy,
-                })
-            })
-            .map_err(read_error)
+        now(self.0.get_runner(id).await)
     }
 
     async fn runner_named(&self, name: &str) -> Result<Option<RunnerNow>, ReadError> {
-        self.0
-            .find_runner_by_name(name)
-            .await
-            .map(|r| {
-                r.map(|r| RunnerNow {
-                    id: r.id,
-                    busy: r.busy,
-                })
-            })
-            .map_err(read_error)
+        now(self.0.find_runner_by_name(name).await)
     }
 }
 
