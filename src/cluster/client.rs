@@ -349,6 +349,33 @@ impl Cluster {
             })
     }
 
+    /// The pod's `runner` container log from `since` on, each line after its timestamp, at most
+    /// `limit_bytes` (the API cuts the answer there).
+    pub async fn runner_log_since(
+        &self,
+        namespace: &str,
+        pod: &str,
+        since: jiff::Timestamp,
+        limit_bytes: i64,
+    ) -> Result<String> {
+        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
+        let lp = LogParams {
+            container: Some("runner".to_owned()),
+            since_time: Some(since),
+            limit_bytes: Some(limit_bytes),
+            timestamps: true,
+            ..LogParams::default()
+        };
+        retry::retrying(|| api.logs(pod, &lp))
+            .await
+            .map_err(|e| kube_error(e, "get", "pods/log", Some(namespace), &self.server))
+            .map_err(|e| {
+                e.context(format!(
+                    "failed to read the runner log of pod `{namespace}/{pod}`"
+                ))
+            })
+    }
+
     /// Deletes a pod if it still has `uid`.
     pub async fn delete_pod(&self, namespace: &str, name: &str, uid: &str) -> Result<DeleteResult> {
         let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
@@ -389,7 +416,8 @@ impl Cluster {
     /// here, `AlreadyGone` for 404, `Replaced` for another pod under the name.
     ///
     /// The patch carries the pod's uid, which the API server treats as a precondition: a
-    /// replacement under the same name answers 409 and is left unannotated.
+    /// replacement under the same name is refused (422, or 409 from some servers) and is left
+    /// unannotated.
     pub async fn annotate_pod(
         &self,
         namespace: &str,
@@ -405,6 +433,11 @@ impl Cluster {
             Ok(_) => Ok(DeleteResult::Deleted),
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(DeleteResult::AlreadyGone),
             Err(kube::Error::Api(s)) if s.code == 409 => Ok(DeleteResult::Replaced),
+            // A merge patch whose `metadata.uid` differs from the object's is refused as an
+            // invalid change of an immutable field: another pod now has this name.
+            Err(kube::Error::Api(s)) if s.code == 422 && s.message.contains("uid") => {
+                Ok(DeleteResult::Replaced)
+            }
             Err(e) => Err(
                 kube_error(e, "patch", "pods", Some(namespace), &self.server)
                     .context(format!("failed to annotate pod `{namespace}/{name}`")),

@@ -41,6 +41,9 @@ pub struct ContainerState {
     pub restart_count: i32,
     /// `running`, `waiting` or `terminated`.
     pub state: String,
+    /// The kubelet's reason for a waiting or terminated container (`ContainerCreating`,
+    /// `ImagePullBackOff`, `Completed`, `Error`, …).
+    pub reason: Option<String>,
 }
 
 impl RunnerPod {
@@ -77,6 +80,12 @@ impl RunnerPod {
                     _ => "waiting",
                 }
                 .to_owned(),
+                reason: c.state.as_ref().and_then(|s| {
+                    s.waiting
+                        .as_ref()
+                        .and_then(|w| w.reason.clone())
+                        .or_else(|| s.terminated.as_ref().and_then(|t| t.reason.clone()))
+                }),
             });
         Some(RunnerPod {
             name: meta.name.clone().unwrap_or_default(),

@@ -21,7 +21,7 @@ pub fn running_job(log: &str) -> Option<String> {
 }
 
 /// `NAME` of a `Running job: NAME` line.
-fn started_job(line: &str) -> Option<&str> {
+pub(crate) fn started_job(line: &str) -> Option<&str> {
     const MARK: &str = "Running job: ";
     let at = line.find(MARK)?;
     let name = line[at + MARK.len()..].trim();
@@ -29,7 +29,7 @@ fn started_job(line: &str) -> Option<&str> {
 }
 
 /// `NAME` of a `Job NAME completed with result: …` line.
-fn completed_job(line: &str) -> Option<&str> {
+pub(crate) fn completed_job(line: &str) -> Option<&str> {
     const END: &str = " completed with result";
     let end = line.rfind(END)?;
     // The first "Job " is the runner's word; a job may itself be called "Job …".

@@ -4,9 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cluster::{Cluster, DeleteResult, Mode, running_job};
+use crate::cluster::{Cluster, DeleteResult, Mode};
+use crate::drain::evidence::{LogRead, Observation, PodNow};
 use crate::drain::ops::{
-    ClusterError, ClusterOps, Deleted, GitHubOps, PodActivity, ReadError, RunnerNow, Unregistered,
+    ClusterError, ClusterOps, Deleted, GitHubOps, ReadError, RunnerNow, Unregistered,
 };
 use crate::drain::pacer::RateHint;
 use crate::drain::plan::{Candidate, DeleteTarget, Owner, PodRef};
@@ -15,8 +16,9 @@ use crate::github::rate::SECONDARY_LIMIT_DEFAULT_WAIT;
 use crate::github::{self, DeleteOutcome, GitHubClient};
 use crate::inventory::Entry;
 
-/// How much of the runner log the idle check reads: the recent job lines, never the whole log.
-const IDLE_CHECK_TAIL_LINES: i64 = 100;
+/// The most the idle check reads of a runner log at once; a longer log is read on from where
+/// the answer ended, and a log that cannot be read whole is never taken as proof of idleness.
+const LOG_READ_LIMIT: i64 = 1024 * 1024;
 
 /// The annotation legacy ARC writes after a successful unregister; its pod finalizer then
 /// skips unregistering again.
@@ -142,12 +144,35 @@ fn cluster_error(e: crate::error::Error) -> ClusterError {
     if e.kind() == Kind::Auth {
         ClusterError::Denied(crate::output::render_error(&e))
     } else {
-        let mut text = e.to_string();
-        for c in e.causes() {
-            text.push_str(": ");
-            text.push_str(&c);
-        }
-        ClusterError::Other(text)
+        ClusterError::Other(error_text(&e))
+    }
+}
+
+/// An error and its causes on one line.
+fn error_text(e: &crate::error::Error) -> String {
+    let mut text = e.to_string();
+    for c in e.causes() {
+        text.push_str(": ");
+        text.push_str(&c);
+    }
+    text
+}
+
+/// The runner container as the idle check sees it.
+fn pod_now(p: &crate::cluster::RunnerPod) -> PodNow {
+    match &p.runner_container {
+        Some(c) if c.state == "terminated" => PodNow::Terminated {
+            reason: c.reason.clone(),
+        },
+        Some(c) if c.state == "waiting" => PodNow::Waiting {
+            reason: c.reason.clone().unwrap_or_else(|| "waiting".into()),
+        },
+        Some(_) => PodNow::Running,
+        // No container status yet: a pod that has not started its containers.
+        None if p.phase.as_deref() == Some("Pending") => PodNow::Waiting {
+            reason: "Pending".into(),
+        },
+        None => PodNow::Running,
     }
 }
 
@@ -160,19 +185,27 @@ fn deleted(d: DeleteResult) -> Deleted {
 }
 
 impl ClusterOps for ClusterEdge {
-    async fn activity(&self, target: &DeleteTarget) -> Result<PodActivity, ClusterError> {
+    async fn observe(
+        &self,
+        target: &DeleteTarget,
+        from: jiff::Timestamp,
+    ) -> Result<Observation, ClusterError> {
         let ns = target.namespace();
         let name = target.pod_name();
-        // The pod, its log tail and its EphemeralRunner are read at once: one round trip
-        // instead of three. They are judged in the same order as if read one by one, and a
-        // log or EphemeralRunner error only counts when its answer is needed.
+        // The API rounds `sinceTime` to whole seconds: ask from a second earlier; the tracker
+        // drops what it has read.
+        let since = from
+            .checked_sub(jiff::SignedDuration::from_secs(1))
+            .unwrap_or(from);
+        // The pod, its log and its EphemeralRunner are read at once: one round trip instead of
+        // three. A log error only matters when the pod shows a running container.
         let er_name = match target {
             DeleteTarget::EphemeralRunner { name: er, .. } => Some(er.as_str()),
             DeleteTarget::Pod { .. } => None,
         };
         let (pod, log, er) = tokio::join!(
             self.0.get_runner_pod(ns, name),
-            self.0.runner_log_tail(ns, name, IDLE_CHECK_TAIL_LINES),
+            self.0.runner_log_since(ns, name, since, LOG_READ_LIMIT),
             async {
                 match er_name {
                     Some(er) => self.0.get_ephemeral_runner(ns, er).await,
@@ -180,29 +213,30 @@ impl ClusterOps for ClusterEdge {
                 }
             }
         );
-        let Some(pod) = pod
+        let pod = match pod
             .map_err(cluster_error)?
             .filter(|p| p.uid == target.pod_uid())
-        else {
-            return Ok(PodActivity::Gone);
-        };
-        // A finished runner container runs nothing; its log may end mid-job if it was killed,
-        // which is not a job we could still save.
-        let terminated = pod
-            .runner_container
-            .as_ref()
-            .is_some_and(|c| c.state == "terminated");
-        if !terminated && let Some(job) = running_job(&log.map_err(cluster_error)?) {
-            return Ok(PodActivity::Present { job: Some(job) });
-        }
-        if let Some(er) = er.map_err(cluster_error)?
-            && let Some(job) = er.job_id.filter(|j| !j.is_empty())
         {
-            return Ok(PodActivity::Present {
-                job: Some(er.job_display_name.unwrap_or(job)),
-            });
-        }
-        Ok(PodActivity::Present { job: None })
+            None => PodNow::Gone,
+            Some(p) => pod_now(&p),
+        };
+        let log = match log {
+            Ok(text) => {
+                let complete = text.len() < LOG_READ_LIMIT as usize;
+                LogRead::Text { text, complete }
+            }
+            Err(e) if e.kind() == Kind::Auth => return Err(cluster_error(e)),
+            Err(e) => LogRead::Unreadable(error_text(&e)),
+        };
+        let recorded_job = er.map_err(cluster_error)?.and_then(|er| {
+            let id = er.job_id.filter(|j| !j.is_empty())?;
+            Some(er.job_display_name.filter(|n| !n.is_empty()).unwrap_or(id))
+        });
+        Ok(Observation {
+            pod,
+            log,
+            recorded_job,
+        })
     }
 
     async fn refresh(&self, target: &DeleteTarget) -> Result<Option<DeleteTarget>, ClusterError> {

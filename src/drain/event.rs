@@ -17,6 +17,8 @@ pub enum WaitReason {
     ConfirmWindow,
     /// A job started during unregistration (`--wait`).
     Held,
+    /// GitHub refused the unregister with a 422 that is not "still running a job".
+    Refused,
     /// GitHub asked to slow down.
     RateLimited,
     /// A transient failure; retrying.
@@ -46,8 +48,12 @@ pub enum Outcome {
     },
     /// Left alone: busy (in the list or GitHub's 422), or not a complete runner.
     Skipped { reason: SkipReason },
-    /// Unregistered, but a job started on it during unregistration: pod kept.
-    Held { job: Option<String> },
+    /// Unregistered, but not proven idle: a job started on it during unregistration, or the
+    /// evidence could not be read (`reason`). Pod kept.
+    Held {
+        job: Option<String>,
+        reason: Option<String>,
+    },
     /// Something failed; the pod was not touched after the failure.
     Failed { reason: String },
     /// `--timeout` was reached while waiting.
@@ -80,10 +86,19 @@ impl Outcome {
                 None => deleted.clone(),
             },
             Outcome::Skipped { reason } => reason.describe(),
-            Outcome::Held { job: Some(j) } => {
+            Outcome::Held {
+                reason: Some(r), ..
+            } => format!("{r}; unregistered, pod kept"),
+            Outcome::Held {
+                job: Some(j),
+                reason: None,
+            } => {
                 format!("job \"{j}\" started during unregistration; pod kept")
             }
-            Outcome::Held { job: None } => "a job started during unregistration; pod kept".into(),
+            Outcome::Held {
+                job: None,
+                reason: None,
+            } => "a job started during unregistration; pod kept".into(),
             Outcome::Failed { reason } => reason.clone(),
             Outcome::TimedOut { stage } => format!("--timeout reached {stage}"),
             Outcome::Stopped { stage } => stage.clone(),
@@ -123,6 +138,11 @@ pub enum Event {
         reason: WaitReason,
         job: Option<String>,
     },
+    /// The unregister's answer was lost and its retries failed: GitHub may have removed the
+    /// runner (recreate counts it as out of service).
+    MaybeUnregistered { runner: String },
+    /// The runner was proven idle after its unregister (how).
+    Proven { runner: String, proof: String },
     /// A mutating call was made (for the audit log).
     Mutated(Mutation),
     /// The runner's pipeline ended.

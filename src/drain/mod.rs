@@ -6,6 +6,7 @@
 
 pub mod edges;
 pub mod event;
+pub mod evidence;
 pub mod ops;
 pub mod pacer;
 pub mod pipeline;

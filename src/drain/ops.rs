@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::drain::evidence::Observation;
 use crate::drain::pacer::RateHint;
 use crate::drain::plan::DeleteTarget;
 
@@ -72,15 +73,6 @@ pub trait GitHubOps: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Option<RunnerNow>, ReadError>> + Send;
 }
 
-/// What a pod's runner looks like to the idle check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PodActivity {
-    /// The pod (with the expected uid) is gone or was replaced.
-    Gone,
-    /// The pod is there; `job` is what its log or ARC status says is running.
-    Present { job: Option<String> },
-}
-
 /// What a uid-guarded delete did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Deleted {
@@ -113,12 +105,14 @@ pub enum ClusterError {
 
 /// The Kubernetes side of a drain.
 pub trait ClusterOps: Send + Sync + 'static {
-    /// Whether a job runs on the runner of `target`'s pod: the runner container's log tail, and
-    /// for scale sets the EphemeralRunner's `status.jobId`.
-    fn activity(
+    /// One look at the runner of `target`'s pod for the idle check: the pod's runner container,
+    /// its log since `from` (with kubelet timestamps, up to a byte cap) and, for scale sets, the
+    /// EphemeralRunner's job. A log that cannot be read is part of the observation, not an error.
+    fn observe(
         &self,
         target: &DeleteTarget,
-    ) -> impl Future<Output = Result<PodActivity, ClusterError>> + Send;
+        from: jiff::Timestamp,
+    ) -> impl Future<Output = Result<Observation, ClusterError>> + Send;
     /// The same target with the current uids of the objects under its names, if they exist
     /// (after a runner re-registered from a recreated pod).
     fn refresh(

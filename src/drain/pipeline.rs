@@ -19,8 +19,9 @@ use tracing::instrument::WithSubscriber;
 use crate::cli::Rate;
 use crate::context::Interrupt;
 use crate::drain::event::{Event, Mutation, Outcome, WaitReason};
+use crate::drain::evidence::{self, Proof, Tracker, Unseen, Verdict};
 use crate::drain::ops::{
-    ClusterError, ClusterOps, Deleted, GitHubOps, PodActivity, ReadError, RunnerNow, Unregistered,
+    ClusterError, ClusterOps, Deleted, GitHubOps, ReadError, RunnerNow, Unregistered,
 };
 use crate::drain::pacer::Pacer;
 use crate::drain::plan::{Action, DeleteTarget, SkipReason, Step};
@@ -74,6 +75,17 @@ pub struct RunResult {
 const MAX_RATE_LIMIT_WAITS: usize = 50;
 /// Bounds re-registrations followed for one runner (a RunnerSet pod re-registers by name).
 const MAX_REREGISTRATIONS: usize = 3;
+/// Bounds retries of a 422 that is not "still running a job" (`--wait`).
+const MAX_REFUSALS: usize = 5;
+/// How far before the unregister the runner log is read: a job that began earlier and still
+/// runs would have made GitHub answer 422, but clocks differ and traces lag.
+const LOG_LOOKBACK: jiff::SignedDuration = jiff::SignedDuration::from_secs(600);
+/// Pages of a long log read in one look before it counts as unreadable.
+const MAX_LOG_PAGES: usize = 16;
+/// The first look for proof after the unregister; the gaps then double up to
+/// [`MAX_LOOK_INTERVAL`] until the window ends.
+const FIRST_LOOK: Duration = Duration::from_secs(1);
+const MAX_LOOK_INTERVAL: Duration = Duration::from_secs(4);
 
 struct Shared<G, K> {
     gh: G,
@@ -208,6 +220,28 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
         }
     }
 
+    /// Sleeps `d` after a runner's unregister: only a halt cuts it short, since a deadline
+    /// must not strand an unregistered runner with its pod.
+    async fn pause_after_unregister(&self, d: Duration) -> Result<(), Stop> {
+        if self.halt.is_triggered() {
+            return Err(Stop::Halted);
+        }
+        tokio::select! {
+            () = tokio::time::sleep(d) => Ok(()),
+            () = self.halt.triggered() => Err(Stop::Halted),
+        }
+    }
+
+    /// The last moment an unregister may start: one confirm window before the deadline, so
+    /// every runner unregistered can still be confirmed and deleted.
+    fn unregister_deadline(&self) -> Option<Instant> {
+        self.deadline.map(|d| {
+            d.checked_sub(self.settings.confirm_window)
+                .unwrap_or(d)
+                .max(Instant::now().min(d))
+        })
+    }
+
     fn backoff(&self) -> impl Iterator<Item = Duration> + use<G, K> {
         backon::ExponentialBuilder::default()
             .with_min_delay(self.settings.backoff)
@@ -267,8 +301,9 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
         }
     }
 
-    /// A cluster call with bounded retries.
-    async fn cluster<T, F, Fut>(&self, mut call: F) -> Result<T, ReadFail>
+    /// A cluster call with bounded retries; `bounded`: `--timeout` may end the retries (only
+    /// before the unregister).
+    async fn cluster<T, F, Fut>(&self, mut call: F, bounded: bool) -> Result<T, ReadFail>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<T, ClusterError>>,
@@ -286,7 +321,11 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
                     return Err(ReadFail::Failed(m));
                 }
                 Err(ClusterError::Other(m)) => match backoff.next() {
-                    Some(d) => self.pause(d).await.map_err(ReadFail::Stop)?,
+                    Some(d) if bounded => self.pause(d).await.map_err(ReadFail::Stop)?,
+                    Some(d) => self
+                        .pause_after_unregister(d)
+                        .await
+                        .map_err(ReadFail::Stop)?,
                     None => return Err(ReadFail::Failed(m)),
                 },
             }
@@ -294,7 +333,13 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
     }
 
     /// Unregisters once the pacer allows, retrying transient failures and rate limits.
-    async fn unregister(&self, runner: &str, id: u64) -> Result<Unregistered, ReadFail> {
+    /// `maybe_sent` is set once a DELETE went out whose answer was lost: it may have worked.
+    async fn unregister(
+        &self,
+        runner: &str,
+        id: u64,
+        maybe_sent: &mut bool,
+    ) -> Result<Unregistered, ReadFail> {
         let mut backoff = self.backoff();
         let mut rate_waits = 0;
         loop {
@@ -304,7 +349,7 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             // Queued at the pacer (possibly behind a long rate-limit pause): a halt or the
             // deadline ends the wait, and no DELETE goes out after them.
             let deadline = async {
-                match self.deadline {
+                match self.unregister_deadline() {
                     Some(d) => tokio::time::sleep_until(d).await,
                     None => std::future::pending().await,
                 }
@@ -340,22 +385,26 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
                         "rate limited by GitHub too many times; unregister not confirmed".into(),
                     ));
                 }
-                Unregistered::Transient { reason, .. } => match backoff.next() {
-                    Some(d) => {
-                        self.emit(Event::Waiting {
-                            runner: runner.to_owned(),
-                            reason: WaitReason::Retrying,
-                            job: None,
-                        });
-                        self.pause(d).await.map_err(ReadFail::Stop)?;
+                Unregistered::Transient { reason, .. } => {
+                    // No answer, or a server error: GitHub may have removed the runner anyway.
+                    *maybe_sent = true;
+                    match backoff.next() {
+                        Some(d) => {
+                            self.emit(Event::Waiting {
+                                runner: runner.to_owned(),
+                                reason: WaitReason::Retrying,
+                                job: None,
+                            });
+                            self.pause(d).await.map_err(ReadFail::Stop)?;
+                        }
+                        None => {
+                            return Err(ReadFail::Failed(format!(
+                                "unregister failed after {} attempts: {reason}; the runner may be unregistered; pod untouched",
+                                self.settings.attempts
+                            )));
+                        }
                     }
-                    None => {
-                        return Err(ReadFail::Failed(format!(
-                            "unregister failed after {} attempts: {reason}; pod untouched",
-                            self.settings.attempts
-                        )));
-                    }
-                },
+                }
                 Unregistered::Denied { status, message } => {
                     let m = format!(
                         "GitHub denied the unregister of runner `{runner}` ({status}): {message}"
@@ -433,12 +482,27 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
 
     // Unregister: the atomic check. 204/404 means no new job will be assigned.
     let mut reregistrations = 0;
+    let mut refusals = 0;
     // We waited for a job, then GitHub no longer knew the runner: it left after its job.
     let mut waited = wait_first;
     let mut left_on_its_own = false;
+    let watch_from;
     loop {
-        let answer = match sh.unregister(&name, id).await {
+        // The watch of the runner log starts shortly before the DELETE goes out.
+        let sent_around = jiff::Timestamp::now();
+        let mut maybe_sent = false;
+        let answer = match sh.unregister(&name, id, &mut maybe_sent).await {
             Ok(a) => a,
+            Err(f) if maybe_sent => {
+                // A DELETE whose answer was lost may have gone through.
+                sh.emit(Event::MaybeUnregistered {
+                    runner: name.clone(),
+                });
+                return fail(
+                    f,
+                    "before GitHub confirmed the unregister; the runner may be unregistered, pod kept",
+                );
+            }
             Err(f) => return fail(f, "before the unregister; nothing changed"),
         };
         match answer {
@@ -448,16 +512,26 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                     id,
                     status: 204,
                 });
+                watch_from = sent_around;
                 break;
             }
             Unregistered::NotFound => {
                 // Gone already, or re-registered under another id (a RunnerSet pod keeps its
                 // name): look the name up before deciding.
                 match sh.read_runner(Lookup::Name(&name)).await {
-                    Ok(Some(again)) if again.id != id && reregistrations < MAX_REREGISTRATIONS => {
+                    Ok(Some(again)) if again.id != id => {
+                        if reregistrations >= MAX_REREGISTRATIONS {
+                            return Outcome::Failed {
+                                reason: format!(
+                                    "runner `{name}` re-registered {} times during the drain (now id {}); nothing deleted",
+                                    reregistrations + 1,
+                                    again.id
+                                ),
+                            };
+                        }
                         reregistrations += 1;
                         id = again.id;
-                        match sh.cluster(|| sh.k8s.refresh(&target)).await {
+                        match sh.cluster(|| sh.k8s.refresh(&target), true).await {
                             Ok(Some(t)) => target = t,
                             Ok(None) => {
                                 return Outcome::Skipped {
@@ -488,23 +562,55 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                             status: 404,
                         });
                         left_on_its_own = waited;
+                        watch_from = sent_around;
                         break;
                     }
                     Err(f) => return fail(f, "while looking up a runner GitHub no longer knows"),
                 }
             }
-            Unregistered::Busy { .. } => {
+            Unregistered::Busy { message } => {
+                let running = is_busy_refusal(&message);
                 if !sh.settings.wait {
-                    return Outcome::Skipped {
-                        reason: if wait_first || job.is_some() {
-                            SkipReason::Busy { job }
-                        } else {
-                            SkipReason::BusyAtUnregister
-                        },
+                    return if running {
+                        Outcome::Skipped {
+                            reason: if wait_first || job.is_some() {
+                                SkipReason::Busy { job }
+                            } else {
+                                SkipReason::BusyAtUnregister
+                            },
+                        }
+                    } else {
+                        Outcome::Failed {
+                            reason: format!(
+                                "GitHub refused the unregister (422): {message}; nothing changed"
+                            ),
+                        }
+                    };
+                }
+                refusals += 1;
+                if !running && refusals >= MAX_REFUSALS {
+                    return Outcome::Failed {
+                        reason: format!(
+                            "GitHub refused the unregister {refusals} times (422): {message}; nothing changed"
+                        ),
                     };
                 }
                 waited = true;
-                if let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
+                // Never ask again at the pacer's pace: GitHub's GET can say idle while the
+                // DELETE still finds the job.
+                sh.emit(Event::Waiting {
+                    runner: name.clone(),
+                    reason: if running {
+                        WaitReason::Busy
+                    } else {
+                        WaitReason::Refused
+                    },
+                    job: job.clone(),
+                });
+                if let Err(s) = sh.pause(sh.settings.poll_interval).await {
+                    return sh.stopped(s, "while waiting for the busy runner; nothing changed");
+                }
+                if running && let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
                     return fail(f, "while waiting for the busy runner; nothing changed");
                 }
             }
@@ -517,58 +623,38 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
         }
     }
 
-    // A job may have been assigned just as the unregister went through: watch, then check.
-    if !sh.settings.confirm_window.is_zero() {
-        sh.emit(Event::Waiting {
+    // Unregistered: from here on the runner is out of service, so nothing but Ctrl-C stops it
+    // before it is confirmed and deleted or held; `--timeout` no longer applies.
+    let proof = match confirm(sh, &name, &target, watch_from).await {
+        Ok(Confirmed::Gone) if !matches!(target, DeleteTarget::EphemeralRunner { .. }) => {
+            return Outcome::Drained {
+                deleted: target.display(),
+                note: Some(if left_on_its_own {
+                    "already gone: the runner left after its job and ARC removed it".into()
+                } else {
+                    "pod already gone".into()
+                }),
+            };
+        }
+        // The pod went away or was replaced: nothing runs on our pod any more. A scale-set
+        // EphemeralRunner may still be there with a dead registration: delete it below.
+        Ok(Confirmed::Gone) => None,
+        Ok(Confirmed::Idle(p)) => Some(p),
+        Err(outcome) => return outcome,
+    };
+    if let Some(p) = proof {
+        sh.emit(Event::Proven {
             runner: name.clone(),
-            reason: WaitReason::ConfirmWindow,
-            job: None,
+            proof: p.describe(),
         });
-        if let Err(s) = sh.pause(sh.settings.confirm_window).await {
-            return sh.stopped(s, "after the unregister, in the confirm window; pod kept");
-        }
-    }
-    loop {
-        let activity = match sh.cluster(|| sh.k8s.activity(&target)).await {
-            Ok(a) => a,
-            Err(f) => return fail(f, "during the idle check; pod kept"),
-        };
-        match activity {
-            // The pod went away or was replaced: nothing runs on our pod any more. A scale-set
-            // EphemeralRunner may still be there with a dead registration: delete it below.
-            PodActivity::Gone if !matches!(target, DeleteTarget::EphemeralRunner { .. }) => {
-                return Outcome::Drained {
-                    deleted: target.display(),
-                    note: Some(if left_on_its_own {
-                        "already gone: the runner left after its job and ARC removed it".into()
-                    } else {
-                        "pod already gone".into()
-                    }),
-                };
-            }
-            PodActivity::Gone | PodActivity::Present { job: None } => break,
-            PodActivity::Present { job: Some(running) } => {
-                if !sh.settings.wait {
-                    return Outcome::Held { job: Some(running) };
-                }
-                sh.emit(Event::Waiting {
-                    runner: name.clone(),
-                    reason: WaitReason::Held,
-                    job: Some(running.clone()),
-                });
-                if let Err(s) = sh.pause(sh.settings.poll_interval).await {
-                    return match s {
-                        Stop::Deadline => Outcome::Held { job: Some(running) },
-                        s => sh.stopped(s, "while a held job runs; pod kept"),
-                    };
-                }
-            }
-        }
     }
 
     // Unregistered and confirmed idle: delete the right object, guarded by its uid.
     if let DeleteTarget::Pod { annotate: true, .. } = target {
-        match sh.cluster(|| sh.k8s.annotate_unregistered(&target)).await {
+        match sh
+            .cluster(|| sh.k8s.annotate_unregistered(&target), false)
+            .await
+        {
             Ok(status) => {
                 sh.emit(Event::Mutated(Mutation {
                     action: "annotate",
@@ -588,10 +674,10 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                     };
                 }
             }
-            Err(f) => return fail(f, "while annotating the pod; pod kept"),
+            Err(f) => return fail(f, "while annotating the pod; unregistered, pod kept"),
         }
     }
-    match sh.cluster(|| sh.k8s.delete(&target)).await {
+    match sh.cluster(|| sh.k8s.delete(&target), false).await {
         Ok(d) => {
             sh.emit(Event::Mutated(Mutation {
                 action: "delete",
@@ -615,5 +701,127 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
             }
         }
         Err(f) => fail(f, "while deleting; unregistered, pod kept"),
+    }
+}
+
+/// Whether a 422 is GitHub's "a job is running" (`Bad request - Runner "NAME" is still running a
+/// job`) rather than a validation failure or a refusal for spamming the endpoint.
+fn is_busy_refusal(message: &str) -> bool {
+    message.contains("still running a job")
+}
+
+/// How the idle check ended for a runner that was not held.
+enum Confirmed {
+    /// The pod with the expected uid is gone or was replaced.
+    Gone,
+    /// Proven idle.
+    Idle(Proof),
+}
+
+/// After the unregister: watches the runner until it is proven idle, its pod goes, or a job is
+/// seen (held). Proof by absence needs the whole confirm window; positive proof ends it early.
+async fn confirm<G: GitHubOps, K: ClusterOps>(
+    sh: &Shared<G, K>,
+    name: &str,
+    target: &DeleteTarget,
+    watch_from: jiff::Timestamp,
+) -> Result<Confirmed, Outcome> {
+    let window_end = Instant::now() + sh.settings.confirm_window;
+    let mut tracker = Tracker::new(watch_from.checked_sub(LOG_LOOKBACK).unwrap_or(watch_from));
+    let mut step = FIRST_LOOK;
+    let mut pages = 0;
+    let mut held: Option<String> = None;
+    sh.emit(Event::Waiting {
+        runner: name.to_owned(),
+        reason: WaitReason::ConfirmWindow,
+        job: None,
+    });
+    loop {
+        let obs = match sh
+            .cluster(|| sh.k8s.observe(target, tracker.read_from()), false)
+            .await
+        {
+            Ok(o) => o,
+            Err(ReadFail::Stop(s)) => {
+                return Err(sh.stopped(s, "after the unregister, during the idle check; pod kept"));
+            }
+            Err(ReadFail::Failed(why)) => {
+                return Err(Outcome::Held {
+                    job: held,
+                    reason: Some(format!("not proven idle: {why}")),
+                });
+            }
+        };
+        match evidence::judge(&mut tracker, obs) {
+            Verdict::Gone => return Ok(Confirmed::Gone),
+            Verdict::Idle(proof) => return Ok(Confirmed::Idle(proof)),
+            Verdict::Busy(job) => {
+                if !sh.settings.wait {
+                    return Err(Outcome::Held {
+                        job: Some(job),
+                        reason: None,
+                    });
+                }
+                if held.as_deref() != Some(job.as_str()) {
+                    sh.emit(Event::Waiting {
+                        runner: name.to_owned(),
+                        reason: WaitReason::Held,
+                        job: Some(job.clone()),
+                    });
+                    held = Some(job.clone());
+                }
+                // Released only by the job's completion line, the container ending or the
+                // pod going away: the tracker never forgets a job it has seen.
+                if let Err(s) = sh.pause(sh.settings.poll_interval).await {
+                    return Err(match s {
+                        Stop::Deadline => Outcome::Held {
+                            job: Some(job),
+                            reason: None,
+                        },
+                        s => sh.stopped(s, "while a held job runs; pod kept"),
+                    });
+                }
+            }
+            Verdict::Unproven(Some(Unseen::Cut)) if pages < MAX_LOG_PAGES => {
+                // The rest of a long log, right away.
+                pages += 1;
+            }
+            Verdict::Unproven(unseen) => {
+                pages = 0;
+                let now = Instant::now();
+                if now >= window_end {
+                    let Some(unseen) = unseen else {
+                        return Ok(Confirmed::Idle(Proof::Quiet));
+                    };
+                    let reason = unseen.describe();
+                    if !sh.settings.wait {
+                        return Err(Outcome::Held {
+                            job: None,
+                            reason: Some(reason),
+                        });
+                    }
+                    if let Err(s) = sh.pause(sh.settings.poll_interval).await {
+                        return Err(match s {
+                            Stop::Deadline => Outcome::Held {
+                                job: None,
+                                reason: Some(reason),
+                            },
+                            s => sh.stopped(
+                                s,
+                                "after the unregister, during the idle check; pod kept",
+                            ),
+                        });
+                    }
+                    continue;
+                }
+                let next = (now + step).min(window_end);
+                step = (step * 2).min(MAX_LOOK_INTERVAL);
+                if let Err(s) = sh.pause_after_unregister(next - now).await {
+                    return Err(
+                        sh.stopped(s, "after the unregister, in the confirm window; pod kept")
+                    );
+                }
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use crate::cli::Rate;
 use crate::context::Interrupt;
 use crate::drain::event::{Event, Outcome};
+use crate::drain::evidence::{LogRead, Observation, PodNow};
 use crate::drain::ops::*;
 use crate::drain::pacer::RateHint;
 use crate::drain::pipeline::{RunResult, Settings, run};
@@ -78,8 +79,8 @@ impl GitHubOps for FakeGitHub {
 
 #[derive(Clone, Default)]
 struct FakeCluster {
-    /// Scripted idle-check answers per pod name; when empty: idle.
-    activity: Arc<Mutex<BTreeMap<String, VecDeque<PodActivity>>>>,
+    /// Scripted idle-check looks per pod name; when empty: a running pod with a quiet log.
+    looks: Arc<Mutex<BTreeMap<String, VecDeque<Observation>>>>,
     /// Scripted delete answers per pod name; when empty: deleted.
     deletes: Arc<Mutex<BTreeMap<String, Deleted>>>,
     denied: Arc<Mutex<bool>>,
@@ -87,15 +88,19 @@ struct FakeCluster {
 }
 
 impl ClusterOps for FakeCluster {
-    async fn activity(&self, t: &DeleteTarget) -> Result<PodActivity, ClusterError> {
+    async fn observe(
+        &self,
+        t: &DeleteTarget,
+        _from: jiff::Timestamp,
+    ) -> Result<Observation, ClusterError> {
         self.log.push(format!("check {}", t.pod_name()));
         Ok(self
-            .activity
+            .looks
             .lock()
             .unwrap()
             .get_mut(t.pod_name())
             .and_then(VecDeque::pop_front)
-            .unwrap_or(PodActivity::Present { job: None }))
+            .unwrap_or_else(|| log_says(&[])))
     }
 
     async fn refresh(&self, t: &DeleteTarget) -> Result<Option<DeleteTarget>, ClusterError> {
@@ -125,6 +130,50 @@ impl ClusterOps for FakeCluster {
         Ok(false)
     }
 }
+
+/// A running pod whose log (since the watch began) holds `lines`, each stamped now.
+fn log_says(lines: &[&str]) -> Observation {
+    let at = jiff::Timestamp::now();
+    Observation {
+        pod: PodNow::Running,
+        log: LogRead::Text {
+            text: lines
+                .iter()
+                .map(|l| format!("{at} 2026-12-01 12:00:00Z: {l}\n"))
+                .collect(),
+            complete: true,
+        },
+        recorded_job: None,
+    }
+}
+
+fn look(pod: PodNow) -> Observation {
+    Observation {
+        pod,
+        ..log_says(&[])
+    }
+}
+
+/// The fakes' log with repeated idle-check looks shown once.
+fn squash(log: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in log {
+        if out.last() != Some(l) {
+            out.push(l.clone());
+        }
+    }
+    out
+}
+
+fn script(k8s: &FakeCluster, pod: &str, looks: Vec<Observation>) {
+    k8s.looks
+        .lock()
+        .unwrap()
+        .insert(pod.into(), VecDeque::from(looks));
+}
+
+/// GitHub's 422 for a runner with a job.
+const BUSY_422: &str = "Bad request - Runner \"r1\" is still running a job";
 
 fn fakes() -> (FakeGitHub, FakeCluster, Arc<Log>) {
     let log = Arc::new(Log::default());
@@ -241,7 +290,7 @@ async fn idle_scale_set_runner_is_unregistered_checked_and_its_ephemeral_runner_
         }
     );
     assert_eq!(
-        log.all(),
+        squash(&log.all()),
         [
             "unregister 1 -> 204",
             "check r1",
@@ -276,7 +325,7 @@ async fn legacy_pods_are_annotated_before_the_delete() {
     .await;
     assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
     assert_eq!(
-        log.all(),
+        squash(&log.all()),
         [
             "unregister 1 -> 204",
             "check r1",
@@ -328,7 +377,7 @@ async fn with_wait_a_422_is_polled_until_idle_then_drained() {
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::Busy {
-            message: "busy".into(),
+            message: BUSY_422.into(),
         }]),
     );
     gh.busy
@@ -352,11 +401,10 @@ async fn with_wait_a_422_is_polled_until_idle_then_drained() {
 #[tokio::test(start_paused = true)]
 async fn a_job_seen_after_a_204_holds_the_pod() {
     let (gh, k8s, log) = fakes();
-    k8s.activity.lock().unwrap().insert(
-        "r1".into(),
-        VecDeque::from([PodActivity::Present {
-            job: Some("deploy".into()),
-        }]),
+    script(
+        &k8s,
+        "r1",
+        vec![log_says(&["Listening for Jobs", "Running job: deploy"])],
     );
     let (r, _) = drain(
         gh,
@@ -369,7 +417,8 @@ async fn a_job_seen_after_a_204_holds_the_pod() {
     assert_eq!(
         outcome(&r, 0),
         &Outcome::Held {
-            job: Some("deploy".into())
+            job: Some("deploy".into()),
+            reason: None,
         }
     );
     assert!(!log.all().iter().any(|l| l.starts_with("delete")));
@@ -378,14 +427,17 @@ async fn a_job_seen_after_a_204_holds_the_pod() {
 #[tokio::test(start_paused = true)]
 async fn with_wait_a_held_runner_is_deleted_once_its_job_ends() {
     let (gh, k8s, log) = fakes();
-    let job = PodActivity::Present {
-        job: Some("deploy".into()),
-    };
-    k8s.activity
-        .lock()
-        .unwrap()
-        .insert("r1".into(), VecDeque::from([job.clone(), job]));
-    let (r, _) = drain(
+    script(
+        &k8s,
+        "r1",
+        vec![
+            log_says(&["Running job: deploy"]),
+            // Later reads hold only noise: the job still runs.
+            log_says(&["time=\"x\" level=info msg=\"pulling layer\""]),
+            log_says(&["Job deploy completed with result: Succeeded"]),
+        ],
+    );
+    let (r, events) = drain(
         gh,
         k8s,
         vec![candidate("r1", 1, State::Idle, er("r1"))],
@@ -397,6 +449,11 @@ async fn with_wait_a_held_runner_is_deleted_once_its_job_ends() {
     let l = log.all();
     assert_eq!(l.iter().filter(|x| x.starts_with("check")).count(), 3);
     assert_safe(&l);
+    assert!(
+        events.iter().any(
+            |e| matches!(e, Event::Proven { proof, .. } if proof == "job \"deploy\" completed")
+        )
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -547,7 +604,7 @@ async fn a_404_for_a_gone_runner_still_checks_before_deleting() {
     .await;
     assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
     assert_eq!(
-        log.all(),
+        squash(&log.all()),
         [
             "unregister 1 -> 404",
             "find r1",
@@ -615,7 +672,7 @@ async fn an_interrupt_in_the_confirm_window_keeps_the_pod() {
     )
     .await;
     assert!(matches!(outcome(&r, 0), Outcome::Stopped { stage } if stage.contains("pod kept")));
-    assert_eq!(log.all(), ["unregister 1 -> 204"]);
+    assert_eq!(squash(&log.all()), ["unregister 1 -> 204", "check r1"]);
 }
 
 #[tokio::test(start_paused = true)]

@@ -229,7 +229,7 @@ pub fn document(
 pub fn runner_result(step: &Step, outcome: Option<&Outcome>) -> RunnerResult {
     let pod = step.candidate.pod.as_ref();
     let job = match outcome {
-        Some(Outcome::Held { job }) => job.clone(),
+        Some(Outcome::Held { job, .. }) => job.clone(),
         _ => step.candidate.job.clone(),
     };
     RunnerResult {
@@ -424,6 +424,13 @@ impl Lines {
                             format!("runner/{runner} waiting (rate limited by GitHub)"),
                         );
                     }
+                    WaitReason::Refused => {
+                        self.once(
+                            runner,
+                            "refused",
+                            format!("runner/{runner} waiting (GitHub refused the unregister with 422; retrying after --poll-interval)"),
+                        );
+                    }
                     WaitReason::Retrying => {
                         self.once(
                             runner,
@@ -440,6 +447,10 @@ impl Lines {
                 _ => format!("{} deleted", m.target),
             }),
             Event::Mutated(_) => {}
+            Event::MaybeUnregistered { runner } => self.say(format!(
+                "runner/{runner} may be unregistered: GitHub's answer was lost"
+            )),
+            Event::Proven { runner, proof } => self.say(format!("runner/{runner} idle ({proof})")),
             Event::Note(line) => self.say(line.clone()),
             Event::Finished { runner, outcome } => {
                 self.in_flight.remove(runner);

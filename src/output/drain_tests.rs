@@ -100,6 +100,7 @@ fn the_summary_lists_outcomes_totals_and_what_is_pending() {
             s[2].clone(),
             Outcome::Held {
                 job: Some("deploy".into()),
+                reason: None,
             },
         ),
         (

@@ -135,7 +135,9 @@ fn tap(
                 Event::Finished { runner, .. } => {
                     t.finished.insert(runner.clone(), Instant::now());
                 }
-                Event::Unregistered { runner, .. } => {
+                // A runner that may be unregistered is out of service as far as the batch
+                // size is concerned.
+                Event::Unregistered { runner, .. } | Event::MaybeUnregistered { runner } => {
                     t.unregistered.insert(runner.clone());
                 }
                 // The target is `pod/NS/NAME` or `ephemeralrunner/NS/NAME`; both names equal
