@@ -275,8 +275,13 @@ pub struct DrainOptions {
     /// How often to poll a busy runner while waiting.
     #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_duration)]
     pub poll_interval: std::time::Duration,
-    /// After an unregister, how long to watch the runner before confirming it idle.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    /// After an unregister, how long to watch a runner that shows no proof of being idle before
+    /// taking the absence of any job trace as proof (at least 2s).
+    ///
+    /// A job that GitHub assigned just before the unregister shows up in the runner log and on
+    /// the EphemeralRunner seconds later. A runner that exits, never started, or logs that its
+    /// registration was deleted is proven idle at once; the others are watched this long.
+    #[arg(long, value_name = "DUR", default_value = "20s", value_parser = parse_duration)]
     pub confirm_window: std::time::Duration,
     /// Cordon the node first (default when --node is given).
     #[arg(long, overrides_with = "no_cordon")]

@@ -175,7 +175,7 @@ async fn a_drain_that_outlives_several_installation_tokens_completes() {
             "--timeout",
             "60s",
             "--confirm-window",
-            "200ms",
+            "2s",
             "--poll-interval",
             "100ms",
             "--max-unregister-rate",

@@ -135,6 +135,18 @@ const CASES: &[Case] = &[
         "--confirm-window",
     ),
     hinted(case(
+        "confirm window 0 turns the race check off",
+        &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "0"],
+        2,
+        "--confirm-window must be at least 2s",
+    )),
+    hinted(case(
+        "confirm window below the minimum",
+        &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "1500ms"],
+        2,
+        "--confirm-window must be at least 2s",
+    )),
+    hinted(case(
         "poll interval 0",
         &[
             DRAIN,
@@ -479,7 +491,7 @@ async fn run_case(sb: &Sandbox, c: &Case, dir: &str) -> Run {
     let args: Vec<String> = c.args.iter().map(|a| fill(a, dir)).collect();
     let mut argv: Vec<&str> = args.iter().map(String::as_str).collect();
     if argv.first() == Some(&DRAIN) {
-        argv.extend(["--confirm-window", "200ms", "--max-unregister-rate", "0"]);
+        argv.extend(["--confirm-window", "2s", "--max-unregister-rate", "0"]);
     }
     inv.run(&argv).await
 }
@@ -659,7 +671,7 @@ async fn malformed_truncated_and_huge_answers_fail_cleanly_and_change_nothing() 
             let mut inv = Invocation::new(&sb);
             inv.env.set("GITHUB_API_URL", server.base.clone());
             let args: &[&str] = if command == DRAIN {
-                &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "200ms"]
+                &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "2s"]
             } else {
                 &["list", "-A"]
             };
@@ -677,7 +689,7 @@ async fn malformed_truncated_and_huge_answers_fail_cleanly_and_change_nothing() 
             let mut inv = Invocation::new(&sb);
             inv.env.set("KUBECONFIG", path.to_str().unwrap());
             let args: &[&str] = if command == DRAIN {
-                &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "200ms"]
+                &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "2s"]
             } else {
                 &["list", "-A"]
             };

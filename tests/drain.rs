@@ -15,7 +15,7 @@ use drain_support::*;
 /// Short waits so tests run quickly; the pacer off unless a test is about pacing.
 const FAST: [&str; 6] = [
     "--confirm-window",
-    "200ms",
+    "2s",
     "--poll-interval",
     "100ms",
     "--max-unregister-rate",

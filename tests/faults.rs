@@ -54,7 +54,7 @@ async fn drain_through(
     args.extend(["--audit-log", audit.to_str().unwrap()]);
     // Short waits unless the test gives its own.
     for (flag, value) in [
-        ("--confirm-window", "200ms"),
+        ("--confirm-window", "2s"),
         ("--poll-interval", "100ms"),
         ("--max-unregister-rate", "0"),
     ] {

@@ -201,7 +201,7 @@ const DRAIN: [&str; 6] = ["drain", "--all", "-A", "--yes", "-o", "json"];
 /// Short waits and a pace that spreads the drain over a few seconds, unless a point says
 /// otherwise.
 const DEFAULTS: [(&str, &str); 3] = [
-    ("--confirm-window", "300ms"),
+    ("--confirm-window", "2s"),
     ("--poll-interval", "100ms"),
     ("--max-unregister-rate", "4/s"),
 ];

@@ -10,7 +10,7 @@ use drain_support::*;
 
 const FAST: [&str; 6] = [
     "--confirm-window",
-    "200ms",
+    "2s",
     "--poll-interval",
     "100ms",
     "--max-unregister-rate",

@@ -21,7 +21,7 @@ const PUBLIC_KEY: &str = concat!(
 );
 const FAST: [&str; 6] = [
     "--confirm-window",
-    "200ms",
+    "2s",
     "--poll-interval",
     "100ms",
     "--max-unregister-rate",

@@ -17,6 +17,7 @@ use crate::context::Context;
 use crate::drain::edges::{self, ClusterEdge};
 use crate::drain::event::{Event, Mutation};
 use crate::drain::ops::{ClusterError, ClusterOps};
+use crate::drain::pipeline::MIN_CONFIRM_WINDOW;
 use crate::drain::plan::{self, Action, PlanOptions, Step};
 use crate::error::{Error, Result};
 use crate::github::GitHubClient;
@@ -70,6 +71,15 @@ pub(crate) async fn prepare(ctx: &Context, i: Inputs<'_>) -> Result<Prepared> {
     if opts.poll_interval.is_zero() {
         return Err(Error::usage("--poll-interval must be longer than 0").with_hint(
             "polling without a pause would spend GitHub's rate limit in seconds; the default is 10s",
+        ));
+    }
+    if opts.confirm_window < MIN_CONFIRM_WINDOW {
+        return Err(Error::usage(format!(
+            "--confirm-window must be at least {}",
+            humantime::format_duration(MIN_CONFIRM_WINDOW)
+        ))
+        .with_hint(
+            "a job assigned just before the unregister shows in the runner log and on the EphemeralRunner seconds later; a shorter window would delete its pod (the default is 20s)",
         ));
     }
     let pres = presentation(ctx, i.output);

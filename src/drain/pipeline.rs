@@ -48,7 +48,7 @@ impl Default for Settings {
             wait: false,
             timeout: None,
             poll_interval: Duration::from_secs(10),
-            confirm_window: Duration::from_secs(5),
+            confirm_window: Duration::from_secs(20),
             concurrency: 8,
             rate: Rate {
                 count: 1,
@@ -70,6 +70,9 @@ pub struct RunResult {
     /// Whether Ctrl-C stopped the run.
     pub interrupted: bool,
 }
+
+/// The shortest `--confirm-window`: below it a lagging job trace is likely to be missed.
+pub const MIN_CONFIRM_WINDOW: Duration = Duration::from_secs(2);
 
 /// Bounds waits for rate limits when no `--timeout` is given, so no loop is endless.
 const MAX_RATE_LIMIT_WAITS: usize = 50;
@@ -785,6 +788,20 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
             Verdict::Unproven(Some(Unseen::Cut)) if pages < MAX_LOG_PAGES => {
                 // The rest of a long log, right away.
                 pages += 1;
+            }
+            Verdict::Unproven(_) if held.is_some() => {
+                // A job was seen: only its completion, the container ending or the pod going
+                // away releases the runner, never a quiet spell.
+                pages = 0;
+                if let Err(s) = sh.pause(sh.settings.poll_interval).await {
+                    return Err(match s {
+                        Stop::Deadline => Outcome::Held {
+                            job: held,
+                            reason: None,
+                        },
+                        s => sh.stopped(s, "while a held job runs; pod kept"),
+                    });
+                }
             }
             Verdict::Unproven(unseen) => {
                 pages = 0;

@@ -38,6 +38,9 @@ struct FakeGitHub {
     busy: Arc<Mutex<BTreeMap<u64, VecDeque<Option<bool>>>>>,
     /// Registrations by name for `?name=`.
     by_name: Arc<Mutex<BTreeMap<String, u64>>>,
+    /// When not empty, `?name=` answers these ids one after another (a runner that keeps
+    /// re-registering).
+    reregistered: Arc<Mutex<VecDeque<u64>>>,
     log: Arc<Log>,
 }
 
@@ -68,6 +71,9 @@ impl GitHubOps for FakeGitHub {
 
     async fn runner_named(&self, name: &str) -> Result<Option<RunnerNow>, ReadError> {
         self.log.push(format!("find {name}"));
+        if let Some(id) = self.reregistered.lock().unwrap().pop_front() {
+            return Ok(Some(RunnerNow { id, busy: false }));
+        }
         Ok(self
             .by_name
             .lock()
@@ -743,4 +749,374 @@ async fn an_interrupt_ends_a_long_rate_limit_pause_without_sending_the_delete() 
         ["unregister 1 -> 429"],
         "no second DELETE after the interrupt"
     );
+}
+
+fn elapsed_since(start: tokio::time::Instant) -> Duration {
+    tokio::time::Instant::now() - start
+}
+
+#[tokio::test(start_paused = true)]
+async fn proof_of_idleness_ends_the_window_early() {
+    let (gh, k8s, log) = fakes();
+    script(
+        &k8s,
+        "r1",
+        vec![
+            log_says(&["Listening for Jobs"]),
+            log_says(&[
+                "The runner registration has been deleted from the server, please re-configure.",
+            ]),
+        ],
+    );
+    let mut s = settings(false);
+    s.confirm_window = Duration::from_secs(20);
+    let start = tokio::time::Instant::now();
+    let (r, events) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        s,
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    assert!(elapsed_since(start) < Duration::from_secs(5));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Proven { proof, .. }
+        if proof == "runner saw its registration deleted"))
+    );
+    assert_safe(&log.all());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_runner_that_never_started_is_drained_at_once() {
+    for reason in ["ContainerCreating", "ImagePullBackOff", "ErrImagePull"] {
+        let (gh, k8s, log) = fakes();
+        script(
+            &k8s,
+            "r1",
+            vec![look(PodNow::Waiting {
+                reason: reason.into(),
+            })],
+        );
+        let (r, _) = drain(
+            gh,
+            k8s,
+            vec![candidate("r1", 1, State::Offline, er("r1"))],
+            settings(false),
+            Interrupt::default(),
+        )
+        .await;
+        assert!(
+            matches!(outcome(&r, 0), Outcome::Drained { .. }),
+            "{reason}"
+        );
+        assert_eq!(
+            log.all(),
+            [
+                "unregister 1 -> 204",
+                "check r1",
+                "delete ephemeralrunner/ns/r1"
+            ]
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unreadable_log_is_held_and_never_deleted() {
+    let (gh, k8s, log) = fakes();
+    let unreadable = Observation {
+        pod: PodNow::Running,
+        log: LogRead::Unreadable("the server was unable to return a response".into()),
+        recorded_job: None,
+    };
+    script(&k8s, "r1", vec![unreadable; 50]);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Held { job: None, reason: Some(why) }
+            if why.contains("could not be read")),
+        "{:?}",
+        outcome(&r, 0)
+    );
+    assert!(!log.all().iter().any(|l| l.starts_with("delete")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cut_log_is_read_on_and_a_job_in_the_rest_holds_the_pod() {
+    let (gh, k8s, log) = fakes();
+    let mut first = log_says(&["time=\"x\" level=info msg=\"noise\""]);
+    first.log = match first.log {
+        LogRead::Text { text, .. } => LogRead::Text {
+            text: text + "2026-12-01T12:00:01Z 2026-12-01 12:00:01Z: Runn",
+            complete: false,
+        },
+        other => other,
+    };
+    script(&k8s, "r1", vec![first, log_says(&["Running job: e2e-4"])]);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(
+        outcome(&r, 0),
+        &Outcome::Held {
+            job: Some("e2e-4".into()),
+            reason: None
+        }
+    );
+    // The rest was read at once, not after a pause.
+    assert_eq!(log.all(), ["unregister 1 -> 204", "check r1", "check r1"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_log_cut_on_every_page_is_never_proof() {
+    let (gh, k8s, log) = fakes();
+    let cut = Observation {
+        pod: PodNow::Running,
+        log: LogRead::Text {
+            text: String::new(),
+            complete: false,
+        },
+        recorded_job: None,
+    };
+    script(&k8s, "r1", vec![cut; 500]);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Held { reason: Some(why), .. }
+            if why.contains("larger than the read limit")),
+        "{:?}",
+        outcome(&r, 0)
+    );
+    assert!(!log.all().iter().any(|l| l.starts_with("delete")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_wait_a_held_job_is_never_released_by_silence() {
+    let (gh, k8s, log) = fakes();
+    // The job line, then nothing at all: no completion, the container still runs.
+    script(&k8s, "r1", vec![log_says(&["Running job: deploy"])]);
+    let mut s = settings(true);
+    s.timeout = Some(Duration::from_secs(120));
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        s,
+        Interrupt::default(),
+    )
+    .await;
+    assert_eq!(
+        outcome(&r, 0),
+        &Outcome::Held {
+            job: Some("deploy".into()),
+            reason: None
+        }
+    );
+    assert!(!log.all().iter().any(|l| l.starts_with("delete")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deadline_never_strands_an_unregistered_runner() {
+    let (gh, k8s, log) = fakes();
+    // r1 is idle; r2 and r3 are busy in the list and GitHub reads them idle after 8 s and
+    // 16 s. The window is 20 s and the deadline 30 s: r1 and r2 can finish their windows
+    // before it, r3 could not and is not unregistered.
+    gh.busy
+        .lock()
+        .unwrap()
+        .insert(2, VecDeque::from([Some(true), Some(true), Some(false)]));
+    gh.busy.lock().unwrap().insert(
+        3,
+        VecDeque::from([Some(true), Some(true), Some(true), Some(true), Some(false)]),
+    );
+    let cands = vec![
+        candidate("r1", 1, State::Idle, er("r1")),
+        candidate("r2", 2, State::Busy, er("r2")),
+        candidate("r3", 3, State::Busy, er("r3")),
+    ];
+    let mut s = settings(true);
+    s.poll_interval = Duration::from_secs(4);
+    s.confirm_window = Duration::from_secs(20);
+    s.timeout = Some(Duration::from_secs(30));
+    let (r, _) = drain(gh, k8s, cands, s, Interrupt::default()).await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    assert!(
+        matches!(outcome(&r, 1), Outcome::Drained { .. }),
+        "{:?}",
+        outcome(&r, 1)
+    );
+    assert!(
+        matches!(outcome(&r, 2), Outcome::TimedOut { stage } if stage.contains("nothing changed")),
+        "{:?}",
+        outcome(&r, 2)
+    );
+    let l = log.all();
+    assert!(!l.iter().any(|x| x.starts_with("unregister 3")));
+    assert_safe(&l);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_runner_that_keeps_re_registering_fails_without_a_delete() {
+    let (gh, k8s, log) = fakes();
+    {
+        let mut a = gh.answers.lock().unwrap();
+        for id in [1, 11, 12, 13] {
+            a.insert(id, VecDeque::from([Unregistered::NotFound]));
+        }
+    }
+    *gh.reregistered.lock().unwrap() = VecDeque::from([11, 12, 13, 14]);
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Failed { reason } if reason.contains("re-registered")),
+        "{:?}",
+        outcome(&r, 0)
+    );
+    assert!(
+        !log.all()
+            .iter()
+            .any(|l| l.starts_with("delete") || l.starts_with("check"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_422_that_is_not_a_running_job_is_reported_with_githubs_message() {
+    let (gh, k8s, log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        1,
+        VecDeque::from([Unregistered::Busy {
+            message: "Validation Failed".into(),
+        }]),
+    );
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Failed { reason }
+            if reason.contains("Validation Failed") && reason.contains("nothing changed")),
+        "{:?}",
+        outcome(&r, 0)
+    );
+    assert_eq!(log.all(), ["unregister 1 -> 422"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_wait_a_non_busy_422_is_retried_at_the_poll_interval_and_bounded() {
+    let (gh, k8s, log) = fakes();
+    let spam = || Unregistered::Busy {
+        message: "Validation failed, or the endpoint has been spammed.".into(),
+    };
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(1, (0..10).map(|_| spam()).collect());
+    let mut s = settings(true);
+    s.poll_interval = Duration::from_secs(10);
+    let start = tokio::time::Instant::now();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        s,
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Failed { reason } if reason.contains("spammed")));
+    let deletes = log
+        .all()
+        .iter()
+        .filter(|l| l.starts_with("unregister"))
+        .count();
+    assert_eq!(deletes, 5);
+    assert!(elapsed_since(start) >= Duration::from_secs(40));
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_wait_a_422_while_github_reads_idle_waits_the_poll_interval() {
+    let (gh, k8s, log) = fakes();
+    let busy = || Unregistered::Busy {
+        message: BUSY_422.into(),
+    };
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from([busy(), busy(), Unregistered::Removed]));
+    let mut s = settings(true);
+    s.poll_interval = Duration::from_secs(10);
+    let start = tokio::time::Instant::now();
+    let (r, _) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        s,
+        Interrupt::default(),
+    )
+    .await;
+    assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
+    // GitHub's GET said idle each time, yet the DELETEs were 10 s apart, not at the pacer's pace.
+    assert!(elapsed_since(start) >= Duration::from_secs(20));
+    assert_safe(&log.all());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lost_answer_then_failures_may_have_unregistered_the_runner() {
+    let (gh, k8s, log) = fakes();
+    let lost = || Unregistered::Transient {
+        status: None,
+        reason: "the connection was reset".into(),
+    };
+    gh.answers
+        .lock()
+        .unwrap()
+        .insert(1, VecDeque::from([lost(), lost(), lost()]));
+    let (r, events) = drain(
+        gh,
+        k8s,
+        vec![candidate("r1", 1, State::Idle, er("r1"))],
+        settings(false),
+        Interrupt::default(),
+    )
+    .await;
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Failed { reason } if reason.contains("may be unregistered")),
+        "{:?}",
+        outcome(&r, 0)
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::MaybeUnregistered { runner } if runner == "r1"))
+    );
+    assert!(!log.all().iter().any(|l| l.starts_with("delete")));
 }
