@@ -77,7 +77,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l scale-set -d 'On
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l timeout -d 'Give up waiting after this long (0 = no limit), e.g. `10m`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l poll-interval -d 'How often to poll a busy runner while waiting' -r
-complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l confirm-window -d 'After an unregister, how long to watch the runner before confirming it idle' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l confirm-window -d 'After an unregister, how long to watch a runner that shows no proof of being idle before taking the absence of any job trace as proof (at least 2s)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l concurrency -d 'How many reads and Kubernetes operations run at once' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l max-unregister-rate -d 'Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l audit-log -d 'Append one JSON line per API mutation to this file' -r -F
@@ -122,7 +122,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l scale-set -d 
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l timeout -d 'Give up waiting after this long (0 = no limit), e.g. `10m`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l poll-interval -d 'How often to poll a busy runner while waiting' -r
-complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l confirm-window -d 'After an unregister, how long to watch the runner before confirming it idle' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l confirm-window -d 'After an unregister, how long to watch a runner that shows no proof of being idle before taking the absence of any job trace as proof (at least 2s)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l concurrency -d 'How many reads and Kubernetes operations run at once' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l max-unregister-rate -d 'Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l audit-log -d 'Append one JSON line per API mutation to this file' -r -F

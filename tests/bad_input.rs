@@ -491,7 +491,10 @@ async fn run_case(sb: &Sandbox, c: &Case, dir: &str) -> Run {
     let args: Vec<String> = c.args.iter().map(|a| fill(a, dir)).collect();
     let mut argv: Vec<&str> = args.iter().map(String::as_str).collect();
     if argv.first() == Some(&DRAIN) {
-        argv.extend(["--confirm-window", "2s", "--max-unregister-rate", "0"]);
+        if !argv.iter().any(|a| a.starts_with("--confirm-window")) {
+            argv.extend(["--confirm-window", "2s"]);
+        }
+        argv.extend(["--max-unregister-rate", "0"]);
     }
     inv.run(&argv).await
 }

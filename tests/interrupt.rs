@@ -413,7 +413,7 @@ async fn sigint_to_the_binary_stops_safely() {
         (
             "SIGINT after the second unregister",
             gh("DELETE", "/actions/runners/", UNREGISTERED, 2),
-            "300ms",
+            "2s",
         ),
         (
             "SIGINT in the confirm window",

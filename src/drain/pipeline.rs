@@ -645,10 +645,11 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
         Ok(Confirmed::Idle(p)) => Some(p),
         Err(outcome) => return outcome,
     };
-    if let Some(p) = proof {
+    let proof = proof.map(|p| p.describe());
+    if let Some(p) = &proof {
         sh.emit(Event::Proven {
             runner: name.clone(),
-            proof: p.describe(),
+            proof: p.clone(),
         });
     }
 
@@ -691,7 +692,8 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
             Outcome::Drained {
                 deleted: target.display(),
                 note: match d {
-                    Deleted::Deleted => None,
+                    // How it was proven idle, for the summary and the JSON document.
+                    Deleted::Deleted => proof.map(|p| format!("idle: {p}")),
                     // An ephemeral runner unregisters itself after its job and ARC removes it.
                     Deleted::NotFound if left_on_its_own => Some(
                         "already gone: the runner left after its job and ARC removed it".into(),

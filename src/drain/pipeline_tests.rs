@@ -292,7 +292,7 @@ async fn idle_scale_set_runner_is_unregistered_checked_and_its_ephemeral_runner_
         outcome(&r, 0),
         &Outcome::Drained {
             deleted: "ephemeralrunner/ns/r1".into(),
-            note: None
+            note: Some("idle: no job seen in the confirm window".into())
         }
     );
     assert_eq!(
