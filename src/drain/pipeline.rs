@@ -351,16 +351,26 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             }
             // Queued at the pacer (possibly behind a long rate-limit pause): a halt or the
             // deadline ends the wait, and no DELETE goes out after them.
+            let last_start = self.unregister_deadline();
+            if last_start.is_some_and(|d| d <= Instant::now()) {
+                return Err(ReadFail::Stop(Stop::Deadline));
+            }
             let deadline = async {
-                match self.unregister_deadline() {
+                match last_start {
                     Some(d) => tokio::time::sleep_until(d).await,
                     None => std::future::pending().await,
                 }
             };
+            // Biased: when the pacer and the deadline are ready together, the deadline wins,
+            // so no DELETE starts too late to be confirmed.
             tokio::select! {
-                () = self.pacer.acquire() => {}
+                biased;
                 () = self.halt.triggered() => return Err(ReadFail::Stop(Stop::Halted)),
                 () = deadline => return Err(ReadFail::Stop(Stop::Deadline)),
+                () = self.pacer.acquire() => {}
+            }
+            if last_start.is_some_and(|d| d <= Instant::now()) {
+                return Err(ReadFail::Stop(Stop::Deadline));
             }
             if self.halt.is_triggered() {
                 return Err(ReadFail::Stop(Stop::Halted));
