@@ -75,7 +75,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -s l -l selector -d
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l node -d 'Only runner pods scheduled on this node' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l scale-set -d 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
-complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l timeout -d 'Give up waiting after this long (0 = no limit), e.g. `10m`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l timeout -d 'Give up after this long (0 = no limit), e.g. `10m`. No unregister starts later than one confirm window before it, and a runner already unregistered is still confirmed and deleted (or held) after it, so it must be longer than --confirm-window' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l poll-interval -d 'How often to poll a busy runner while waiting' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l confirm-window -d 'After an unregister, how long to watch a runner that shows no proof of being idle before taking the absence of any job trace as proof (at least 2s)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand drain" -l concurrency -d 'How many reads and Kubernetes operations run at once' -r
@@ -120,7 +120,7 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -s l -l selector
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l node -d 'Only runner pods scheduled on this node' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l scale-set -d 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l label -d 'Only runners that carry this GitHub label (repeatable; all must match)' -r
-complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l timeout -d 'Give up waiting after this long (0 = no limit), e.g. `10m`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l timeout -d 'Give up after this long (0 = no limit), e.g. `10m`. No unregister starts later than one confirm window before it, and a runner already unregistered is still confirmed and deleted (or held) after it, so it must be longer than --confirm-window' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l poll-interval -d 'How often to poll a busy runner while waiting' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l confirm-window -d 'After an unregister, how long to watch a runner that shows no proof of being idle before taking the absence of any job trace as proof (at least 2s)' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand recreate" -l concurrency -d 'How many reads and Kubernetes operations run at once' -r

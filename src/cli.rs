@@ -269,7 +269,9 @@ pub struct DrainOptions {
     /// Wait for busy (and held) runners to become idle, then drain them.
     #[arg(long)]
     pub wait: bool,
-    /// Give up waiting after this long (0 = no limit), e.g. `10m`.
+    /// Give up after this long (0 = no limit), e.g. `10m`. No unregister starts later than one
+    /// confirm window before it, and a runner already unregistered is still confirmed and
+    /// deleted (or held) after it, so it must be longer than --confirm-window.
     #[arg(long, value_name = "DUR", default_value = "0", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
     /// How often to poll a busy runner while waiting.

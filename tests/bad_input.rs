@@ -147,6 +147,21 @@ const CASES: &[Case] = &[
         "--confirm-window must be at least 2s",
     )),
     hinted(case(
+        "a deadline shorter than the confirm window",
+        &[
+            DRAIN,
+            "--all",
+            "-A",
+            "--yes",
+            "--timeout",
+            "10s",
+            "--confirm-window",
+            "20s",
+        ],
+        2,
+        "--timeout 10s leaves no time to confirm a runner idle",
+    )),
+    hinted(case(
         "poll interval 0",
         &[
             DRAIN,

@@ -260,7 +260,7 @@ async fn the_timeout_ends_waiting_with_exit_3() {
             "--yes",
             "--wait",
             "--timeout",
-            "1s",
+            "3s",
             "-o",
             "json",
         ],

@@ -44,6 +44,9 @@ pub struct ContainerState {
     /// The kubelet's reason for a waiting or terminated container (`ContainerCreating`,
     /// `ImagePullBackOff`, `Completed`, `Error`, …).
     pub reason: Option<String>,
+    /// When the running container started (the idle check reads its log back to here).
+    #[serde(skip)]
+    pub started_at: Option<jiff::Timestamp>,
 }
 
 impl RunnerPod {
@@ -86,6 +89,12 @@ impl RunnerPod {
                         .and_then(|w| w.reason.clone())
                         .or_else(|| s.terminated.as_ref().and_then(|t| t.reason.clone()))
                 }),
+                started_at: c
+                    .state
+                    .as_ref()
+                    .and_then(|s| s.running.as_ref())
+                    .and_then(|r| r.started_at.as_ref())
+                    .map(|t| t.0),
             });
         Some(RunnerPod {
             name: meta.name.clone().unwrap_or_default(),

@@ -82,6 +82,16 @@ pub(crate) async fn prepare(ctx: &Context, i: Inputs<'_>) -> Result<Prepared> {
             "a job assigned just before the unregister shows in the runner log and on the EphemeralRunner seconds later; a shorter window would delete its pod (the default is 20s)",
         ));
     }
+    if !opts.timeout.is_zero() && opts.timeout <= opts.confirm_window {
+        return Err(Error::usage(format!(
+            "--timeout {} leaves no time to confirm a runner idle",
+            humantime::format_duration(opts.timeout)
+        ))
+        .with_hint(format!(
+            "no unregister starts later than one confirm window ({}) before the deadline, so nothing would be drained; raise --timeout or lower --confirm-window",
+            humantime::format_duration(opts.confirm_window)
+        )));
+    }
     let pres = presentation(ctx, i.output);
     if !opts.dry_run && !opts.yes && !pres.can_prompt {
         return Err(

@@ -167,12 +167,14 @@ fn pod_now(p: &crate::cluster::RunnerPod) -> PodNow {
         Some(c) if c.state == "waiting" => PodNow::Waiting {
             reason: c.reason.clone().unwrap_or_else(|| "waiting".into()),
         },
-        Some(_) => PodNow::Running,
+        Some(c) => PodNow::Running {
+            started_at: c.started_at,
+        },
         // No container status yet: a pod that has not started its containers.
         None if p.phase.as_deref() == Some("Pending") => PodNow::Waiting {
             reason: "Pending".into(),
         },
-        None => PodNow::Running,
+        None => PodNow::Running { started_at: None },
     }
 }
 

@@ -9,8 +9,9 @@
 //! - proof: the pod is gone or replaced; the runner container has terminated or never started;
 //!   the runner logged that its registration was deleted (it only notices that while idle) with
 //!   no job since; or a job that started after the unregister has completed;
-//! - busy: a `Running job:` line without its completion since shortly before the unregister, or a
-//!   job on the EphemeralRunner;
+//! - busy: a `Running job:` line without its completion since shortly before the unregister
+//!   (and since the runner's last `Listening for Jobs`: when that is older, the log is read again
+//!   from the container's start), or a job on the EphemeralRunner;
 //! - neither: the caller waits out the confirm window and decides by absence — unless the log
 //!   could not be read completely, which never counts as absence.
 //!
@@ -25,14 +26,17 @@ use crate::cluster::runner_log::{completed_job, started_job};
 /// What the runner prints when it learns, at its next message poll, that its registration is
 /// gone (actions/runner's listener; `reference/arc.md` §8). An idle runner then exits.
 const REGISTRATION_DELETED: &str = "registration has been deleted";
+/// What the runner prints when it waits for a job (at its start, and after each job of a
+/// runner that is not ephemeral).
+const LISTENING: &str = "Listening for Jobs";
 
 /// The runner's pod as the idle check saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PodNow {
     /// The pod with the expected uid is gone or was replaced.
     Gone,
-    /// The runner container runs (or its state is not reported yet).
-    Running,
+    /// The runner container runs (or its state is not reported yet), since `started_at`.
+    Running { started_at: Option<Timestamp> },
     /// The runner container has ended: nothing runs in it.
     Terminated { reason: Option<String> },
     /// The runner container is not running: it never started (`ContainerCreating`,
@@ -105,6 +109,9 @@ pub enum Verdict {
 pub enum Unseen {
     /// The byte cap cut the log; the rest can be read from [`Tracker::read_from`].
     Cut,
+    /// The runner's last `Listening for Jobs` is older than the read; the log is read again
+    /// from the container's start.
+    Earlier,
     /// The log could not be read.
     Unreadable(String),
 }
@@ -113,6 +120,9 @@ impl Unseen {
     pub fn describe(&self) -> String {
         match self {
             Unseen::Cut => "not proven idle: the runner log is larger than the read limit".into(),
+            Unseen::Earlier => {
+                "not proven idle: the runner log since its start could not be read".into()
+            }
             Unseen::Unreadable(why) => {
                 format!("not proven idle: the runner log could not be read ({why})")
             }
@@ -125,6 +135,8 @@ impl Unseen {
 pub struct Tracker {
     /// Lines stamped before this are read.
     from: Timestamp,
+    /// Where the watch began.
+    from_first: Timestamp,
     /// How many lines stamped exactly `from` were read.
     read_at_from: usize,
     /// The job started without a completion yet.
@@ -133,6 +145,11 @@ pub struct Tracker {
     completed: Option<String>,
     /// The runner reported its registration deleted, and no job started after that.
     registration_gone: bool,
+    /// A `Listening for Jobs` line was read: everything since the runner last waited for a
+    /// job is in view.
+    saw_listening: bool,
+    /// The read went back to the container's start already.
+    rewound: bool,
 }
 
 impl Tracker {
@@ -140,11 +157,27 @@ impl Tracker {
     pub fn new(from: Timestamp) -> Self {
         Tracker {
             from,
+            from_first: from,
             read_at_from: 0,
             job: None,
             completed: None,
             registration_gone: false,
+            saw_listening: false,
+            rewound: false,
         }
+    }
+
+    /// Reads again from `start` (the container's start), once: the runner's last `Listening
+    /// for Jobs` was before the first read, so a job may have started before it too.
+    fn rewind(&mut self, start: Timestamp) -> bool {
+        if self.rewound || self.saw_listening || start >= self.from_first {
+            return false;
+        }
+        *self = Tracker {
+            rewound: true,
+            ..Tracker::new(start)
+        };
+        true
     }
 
     /// Where the next read starts. Lines stamped exactly here that were read already are
@@ -198,6 +231,8 @@ impl Tracker {
             }
         } else if content.contains(REGISTRATION_DELETED) && self.job.is_none() {
             self.registration_gone = true;
+        } else if content.contains(LISTENING) {
+            self.saw_listening = true;
         }
     }
 
@@ -209,13 +244,13 @@ impl Tracker {
 
 /// Judges one observation, feeding its log to `tracker` first.
 pub fn judge(tracker: &mut Tracker, obs: Observation) -> Verdict {
-    match obs.pod {
+    let started_at = match obs.pod {
         PodNow::Gone => return Verdict::Gone,
         // Nothing can run in a container that is not running; a job it ran is over.
         PodNow::Terminated { .. } => return Verdict::Idle(Proof::Exited),
         PodNow::Waiting { reason } => return Verdict::Idle(Proof::NotRunning(reason)),
-        PodNow::Running => {}
-    }
+        PodNow::Running { started_at } => started_at,
+    };
     let unseen = match obs.log {
         LogRead::Text { text, complete } => {
             tracker.feed(&text, complete);
@@ -225,6 +260,9 @@ pub fn judge(tracker: &mut Tracker, obs: Observation) -> Verdict {
     };
     if let Some(job) = tracker.job() {
         return Verdict::Busy(job.to_owned());
+    }
+    if unseen.is_none() && started_at.is_some_and(|t| tracker.rewind(t)) {
+        return Verdict::Unproven(Some(Unseen::Earlier));
     }
     if let Some(job) = &tracker.completed {
         return Verdict::Idle(Proof::JobCompleted(job.clone()));
@@ -258,7 +296,7 @@ mod tests {
 
     fn running(log: String) -> Observation {
         Observation {
-            pod: PodNow::Running,
+            pod: PodNow::Running { started_at: None },
             log: LogRead::Text {
                 text: log,
                 complete: true,
@@ -374,7 +412,7 @@ mod tests {
     fn an_unreadable_or_cut_log_is_never_proof() {
         let mut t = Tracker::new(ts(0, 0));
         let obs = Observation {
-            pod: PodNow::Running,
+            pod: PodNow::Running { started_at: None },
             log: LogRead::Unreadable("timed out".into()),
             recorded_job: None,
         };
@@ -389,7 +427,7 @@ mod tests {
             "The runner registration has been deleted from the server",
         ) + "2026-12-01T12:00:02.000000000Z 2026-12-01 12:00:02Z: Running j";
         let obs = Observation {
-            pod: PodNow::Running,
+            pod: PodNow::Running { started_at: None },
             log: LogRead::Text {
                 text,
                 complete: false,
@@ -428,5 +466,58 @@ mod tests {
         let mut t = Tracker::new(ts(10, 0));
         let old = line(ts(2, 0), "Running job: old");
         assert_eq!(judge(&mut t, running(old)), Verdict::Unproven(None));
+    }
+
+    fn started(at: Timestamp, log: String) -> Observation {
+        Observation {
+            pod: PodNow::Running {
+                started_at: Some(at),
+            },
+            ..running(log)
+        }
+    }
+
+    #[test]
+    fn a_runner_listening_since_before_the_read_is_read_again_from_its_start() {
+        // Watch from 0:30; the container started at 0:01 and its `Listening for Jobs` is older
+        // than the watch, so a job it started then would not be in view.
+        let mut t = Tracker::new(ts(30, 0));
+        let quiet = noise(ts(31, 0));
+        assert_eq!(
+            judge(&mut t, started(ts(1, 0), quiet.clone())),
+            Verdict::Unproven(Some(Unseen::Earlier))
+        );
+        assert_eq!(t.read_from(), ts(1, 0));
+        let whole =
+            line(ts(1, 0), "Listening for Jobs") + &line(ts(3, 0), "Running job: nightly") + &quiet;
+        assert_eq!(
+            judge(&mut t, started(ts(1, 0), whole)),
+            Verdict::Busy("nightly".into())
+        );
+    }
+
+    #[test]
+    fn the_read_goes_back_once_and_only_when_needed() {
+        // `Listening for Jobs` in view: nothing older matters.
+        let mut t = Tracker::new(ts(30, 0));
+        let log = line(ts(31, 0), "Listening for Jobs");
+        assert_eq!(
+            judge(&mut t, started(ts(1, 0), log)),
+            Verdict::Unproven(None)
+        );
+        // Started after the watch began: all of its log is in view.
+        let mut t = Tracker::new(ts(30, 0));
+        assert_eq!(
+            judge(&mut t, started(ts(40, 0), noise(ts(41, 0)))),
+            Verdict::Unproven(None)
+        );
+        // Gone back once and still no `Listening for Jobs` (rotated away): no second rewind.
+        let mut t = Tracker::new(ts(30, 0));
+        let first = judge(&mut t, started(ts(1, 0), noise(ts(31, 0))));
+        assert_eq!(first, Verdict::Unproven(Some(Unseen::Earlier)));
+        assert_eq!(
+            judge(&mut t, started(ts(1, 0), noise(ts(31, 0)))),
+            Verdict::Unproven(None)
+        );
     }
 }

@@ -797,8 +797,8 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
                     });
                 }
             }
-            Verdict::Unproven(Some(Unseen::Cut)) if pages < MAX_LOG_PAGES => {
-                // The rest of a long log, right away.
+            Verdict::Unproven(Some(Unseen::Cut | Unseen::Earlier)) if pages < MAX_LOG_PAGES => {
+                // The rest of a long log, or the part before the first read, right away.
                 pages += 1;
             }
             Verdict::Unproven(_) if held.is_some() => {

@@ -141,7 +141,7 @@ impl ClusterOps for FakeCluster {
 fn log_says(lines: &[&str]) -> Observation {
     let at = jiff::Timestamp::now();
     Observation {
-        pod: PodNow::Running,
+        pod: PodNow::Running { started_at: None },
         log: LogRead::Text {
             text: lines
                 .iter()
@@ -828,7 +828,7 @@ async fn a_runner_that_never_started_is_drained_at_once() {
 async fn an_unreadable_log_is_held_and_never_deleted() {
     let (gh, k8s, log) = fakes();
     let unreadable = Observation {
-        pod: PodNow::Running,
+        pod: PodNow::Running { started_at: None },
         log: LogRead::Unreadable("the server was unable to return a response".into()),
         recorded_job: None,
     };
@@ -885,7 +885,7 @@ async fn a_cut_log_is_read_on_and_a_job_in_the_rest_holds_the_pod() {
 async fn a_log_cut_on_every_page_is_never_proof() {
     let (gh, k8s, log) = fakes();
     let cut = Observation {
-        pod: PodNow::Running,
+        pod: PodNow::Running { started_at: None },
         log: LogRead::Text {
             text: String::new(),
             complete: false,
