@@ -105,7 +105,7 @@ for mode in ${MODES}; do
   run_arcctl "arcctl, ${mode}" "l-${mode}" "${world[@]}" -- "${ARCCTL}" "${DRAIN[@]}"
 done
 
-header "3. 30 % of new runners pending (\`--pending 0.3\`), and a deadline (\`--timeout 8s\` at 2 unregisters/s)"
+header "3. 30 % of new runners pending (\`--pending 0.3\`), and a deadline (\`--timeout 8s --confirm-window 2s\` at 2 unregisters/s; with the default 20 s window arcctl refuses an 8 s deadline, exit 2)"
 for mode in ${MODES}; do
   say "3. ${mode}"
   world=(--mode "${mode}" --seed 1 --runners 60 --busy 0.2 --job-rate 2 --job-duration 5s..40s
@@ -114,7 +114,7 @@ for mode in ${MODES}; do
   run_arcctl "arcctl --timeout 8s --max-unregister-rate 2/s, 30 runners, ${mode}" "t-${mode}" \
     --mode "${mode}" --seed 1 --runners 30 --busy 0.2 --job-rate 2 --job-duration 5s..40s \
     --job-lag 3s --log-noise 40 -- \
-    "${ARCCTL}" drain --all -A --yes -o json --timeout 8s --max-unregister-rate 2/s
+    "${ARCCTL}" drain --all -A --yes -o json --timeout 8s --confirm-window 2s --max-unregister-rate 2/s
 done
 
 if [ "${LIMIT_RUNNERS}" -gt 0 ]; then
