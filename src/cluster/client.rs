@@ -11,7 +11,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, LogParams, Patch,
-    PatchParams, Preconditions,
+    PatchParams, Preconditions, PropagationPolicy,
 };
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::json;
@@ -560,11 +560,14 @@ async fn delete_with_uid<K>(
 where
     K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
+    // Background: an EphemeralRunner's pod has `blockOwnerDeletion`, so a foreground delete
+    // would remove the pod first, before ARC's finalizer has removed the runner.
     let dp = DeleteParams {
         preconditions: Some(Preconditions {
             uid: Some(uid.to_owned()),
             resource_version: None,
         }),
+        propagation_policy: Some(PropagationPolicy::Background),
         ..DeleteParams::default()
     };
     match retry::retrying(|| api.delete(name, &dp)).await {
