@@ -394,6 +394,13 @@ pub struct SandboxArgs {
     /// `recreate --ready-timeout`.
     #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
     pub controller_delay: std::time::Duration,
+    /// Share of new runner pods (at start and every one created later) that wait 5 to 40 s
+    /// before their containers start (0 to 1): `ContainerCreating`, and for a third of them a
+    /// failing image pull (`ErrImagePull`, `ImagePullBackOff`). A waiting scale-set runner is
+    /// registered and listed offline; a legacy one has no registration yet; reading the runner
+    /// log answers 400 "is waiting to start".
+    #[arg(long, default_value_t = 0.0, value_name = "FRACTION", value_parser = parse_fraction)]
+    pub pending: f64,
     /// Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout,
     /// github-403, github-429 (rate-limit answers, with retry-after or x-ratelimit-reset),
     /// kube-5xx, kube-timeout, unsafe-204.

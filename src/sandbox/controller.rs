@@ -3,27 +3,40 @@
 //!
 //! - scale sets: a deleted bare pod is recreated under the same name, bound to the same
 //!   registration (a runner whose registration is gone is then stuck); a deleted
-//!   EphemeralRunner takes its pod and registration with it and the EphemeralRunnerSet creates
-//!   a fresh one; a pod whose job was killed gets its EphemeralRunner deleted;
+//!   EphemeralRunner is marked (its finalizers) and the EphemeralRunnerSet creates a fresh one
+//!   at once; ARC's finalizer work then removes the runner from the service — retrying every
+//!   30 s while its job runs, the pod kept — deletes the pod (a job still on it dies), drops the
+//!   finalizers, and the object goes; a pod whose job was killed gets its EphemeralRunner
+//!   deleted;
 //! - RunnerDeployments: a deleted pod takes its Runner with it (the pod finalizer unregisters
 //!   unless the pod is annotated `actions-runner/unregistration-complete-timestamp`) and the
 //!   RunnerReplicaSet creates a new Runner with a new name;
 //! - RunnerSets: a deleted pod is recreated as `<sts>-0` and registers anew (new id);
-//! - owners cascade to their dependents, as Kubernetes' garbage collector does.
+//! - owners cascade to their dependents, as Kubernetes' garbage collector does: after the owner
+//!   went (background), before it (foreground: dependents first, the owner waits in
+//!   `foregroundDeletion` for those with `blockOwnerDeletion`), or not at all (orphan: their
+//!   owner references are removed).
 //!
-//! Reactions run synchronously inside the world's lock; only a pod's start-up (Pending →
-//! Running, registration online) and the reaping of a finished runner are scheduled for later
-//! ([`crate::sandbox::world::Timing`]).
+//! `--pending FRACTION`: that share of new runner pods waits 5–40 s before its containers start
+//! (`ContainerCreating`; a third of them fail their image pull, `ErrImagePull` alternating with
+//! `ImagePullBackOff`). A scale-set runner is registered (offline) all that time; a legacy one
+//! registers only when its container starts.
+//!
+//! Reactions run synchronously inside the world's lock; a pod's start-up (Pending → Running,
+//! registration online), its waiting reasons, the reaping of a finished runner and ARC's
+//! finalizer work are scheduled for later ([`crate::sandbox::world::Timing`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::sandbox::objects;
 use crate::sandbox::runners::{Owner, Pool, PoolKind, RunnerSlot, SlotState};
+use crate::sandbox::objects::{EPHEMERAL_RUNNER_FINALIZER, REGISTRATION_FINALIZER};
 use crate::sandbox::store::{
-    self, EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS, FieldSelector, LabelSelector, NODES, PODS,
-    RUNNER_REPLICA_SETS, RUNNER_SETS, RUNNERS, ResourceType, STATEFUL_SETS,
+    self, DeleteOptions, Deletion, EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS, FOREGROUND_DELETION,
+    FieldSelector, LabelSelector, NODES, ORPHAN, PODS, Propagation, RUNNER_REPLICA_SETS,
+    RUNNER_SETS, RUNNERS, ResourceType, STATEFUL_SETS,
 };
 use crate::sandbox::world::{EventKind, Registration, Scope, World};
 
@@ -31,6 +44,17 @@ use crate::sandbox::world::{EventKind, Registration, Scope, World};
 pub(crate) const UNREGISTRATION_COMPLETE: &str = "actions-runner/unregistration-complete-timestamp";
 /// The pod annotation recording a legacy runner's GitHub id.
 pub(crate) const RUNNER_ID: &str = "actions-runner/id";
+/// Legacy ARC's runner-pod finalizer: it unregisters (unless told it's done), then lets go.
+pub(crate) const LEGACY_POD_FINALIZER: &str = "actions.summerwind.dev/runner-pod";
+
+/// `--pending`: how long a held pod waits before its containers start, in milliseconds.
+const PENDING_DELAY_MS: std::ops::Range<u64> = 5_000..40_001;
+/// `--pending`: the share of held pods whose image pull fails until they start.
+const PULL_FAILURE_SHARE: f64 = 1.0 / 3.0;
+/// A failing image pull: `ErrImagePull` this long after the pod was created, then
+/// `ImagePullBackOff` a second later, and again after each back-off (10 s, doubling).
+const FIRST_PULL_FAILURE: Duration = Duration::from_secs(2);
+const FIRST_PULL_BACKOFF: Duration = Duration::from_secs(10);
 
 /// Controller work due at a later instant, on one pod (identified by uid).
 #[derive(Debug, Clone)]
@@ -45,6 +69,9 @@ pub(crate) struct Pending {
     pub origin: Instant,
     /// Waiting for something other than time (a schedulable node); not counted by settling.
     parked: bool,
+    /// Part of a start held back by `--pending`: population, which starts every other pod at
+    /// once, leaves it to its time.
+    held: bool,
 }
 
 impl Pending {
@@ -57,8 +84,13 @@ impl Pending {
 pub(crate) enum Action {
     /// The pod's containers start; the runner connects (or finds its registration gone).
     Start,
+    /// The kubelet reports the pending pod's runner container waiting for this reason.
+    Waiting(&'static str),
     /// The runner exited after its job; ARC deletes it and replaces it.
     Reap,
+    /// ARC's finalizer work on an object being deleted (`pod`/`uid` name the object): an
+    /// EphemeralRunner, or a legacy pod with the runner-pod finalizer.
+    Finalize(ResourceType),
 }
 
 fn meta_str<'a>(obj: &'a Value, key: &str) -> &'a str {
@@ -90,10 +122,11 @@ impl World {
     /// Returns the new pod's name.
     pub(crate) fn add_replica(&mut self, pool_name: &str) -> Option<String> {
         let pool = self.pools.get(pool_name)?.clone();
+        // A runner being deleted counts as gone: its replacement comes at once.
         let have = self
             .runners
             .values()
-            .filter(|s| s.pool == pool.name)
+            .filter(|s| s.pool == pool.name && !s.deleting)
             .count();
         if have >= pool.replicas as usize {
             return None;
@@ -196,6 +229,14 @@ impl World {
             pod["spec"]["nodeName"] = json!(node);
         }
         pod["status"] = objects::pending_status(&pod, node.is_some(), &at);
+        // `--pending`: held back for a while; a third of those fail their image pull first.
+        let held = self.chance(self.options.pending);
+        let (delay, pull_fails) = if held {
+            let delay = Duration::from_millis(self.draw(PENDING_DELAY_MS));
+            (delay, self.chance(PULL_FAILURE_SHARE))
+        } else {
+            (Duration::ZERO, false)
+        };
         let pod = self.create_object(PODS, Some(&pool.namespace), pod).ok()?;
         let name = meta_str(&pod, "name").to_owned();
         let uid = meta_str(&pod, "uid").to_owned();
@@ -209,19 +250,37 @@ impl World {
                 state: SlotState::Starting,
                 job: None,
                 recreated,
+                deleting: false,
             },
         );
-        let due = self.now() + self.timing.pod_start;
-        let origin = self.cause.unwrap_or_else(|| self.now());
-        self.pending.push(Pending {
+        let now = self.now();
+        let start = now + self.timing.pod_start + delay;
+        let origin = self.cause.unwrap_or(now);
+        let at = |due: Instant, action: Action| Pending {
             due,
-            action: Action::Start,
+            action,
             namespace: pool.namespace.clone(),
             pod: name.clone(),
-            uid,
+            uid: uid.clone(),
             origin,
             parked: false,
-        });
+            held,
+        };
+        let mut work = vec![at(start, Action::Start)];
+        if pull_fails {
+            // The kubelet alternates: ErrImagePull, ImagePullBackOff, retry after the back-off.
+            let (mut fail, mut backoff) = (now + FIRST_PULL_FAILURE, FIRST_PULL_BACKOFF);
+            while fail < start {
+                work.push(at(fail, Action::Waiting("ErrImagePull")));
+                let waiting = fail + Duration::from_secs(1);
+                if waiting < start {
+                    work.push(at(waiting, Action::Waiting("ImagePullBackOff")));
+                }
+                fail = waiting + backoff;
+                backoff *= 2;
+            }
+        }
+        self.pending.extend(work);
         Some(name)
     }
 
@@ -259,9 +318,12 @@ impl World {
         }
     }
 
-    /// Runs every scheduled start at once (population: the world begins in a steady state).
+    /// Runs every scheduled start at once (population: the world begins in a steady state),
+    /// except those `--pending` holds back: a drain at the start meets them pending.
     pub(crate) fn start_all_now(&mut self) {
-        let starts: Vec<Pending> = std::mem::take(&mut self.pending);
+        let (held, starts): (Vec<Pending>, Vec<Pending>) =
+            std::mem::take(&mut self.pending).into_iter().partition(|p| p.held);
+        self.pending = held;
         for p in starts {
             self.run_action(p);
         }
@@ -275,6 +337,15 @@ impl World {
     }
 
     fn run_action_inner(&mut self, p: Pending) {
+        if let Action::Finalize(rt) = p.action {
+            // Objects without a runner slot (a hand-built world) have finalizers too.
+            if rt == EPHEMERAL_RUNNERS {
+                self.finalize_ephemeral_runner(&p.namespace, &p.pod, &p.uid);
+            } else if rt == PODS {
+                self.finalize_legacy_pod(&p.namespace, &p.pod, &p.uid);
+            }
+            return;
+        }
         let key = (p.namespace.clone(), p.pod.clone());
         let Some(slot) = self.runners.get(&key) else {
             return;
@@ -284,6 +355,14 @@ impl World {
         }
         match p.action {
             Action::Start if slot.state == SlotState::Starting => self.start_runner(p),
+            Action::Waiting(reason) if slot.state == SlotState::Starting => {
+                let _ = self.store.modify(PODS, Some(&key.0), &key.1, |o| {
+                    // Only a scheduled pod has container statuses to show.
+                    if o["spec"]["nodeName"].is_string() {
+                        objects::set_runner_waiting(o, reason);
+                    }
+                });
+            }
             Action::Reap if slot.state == SlotState::Exited => self.reap(&key),
             _ => {}
         }
@@ -430,7 +509,233 @@ impl World {
             uid,
             origin,
             parked: false,
+            held: false,
         });
+        // A runner whose EphemeralRunner is being deleted: the pod's change wakes ARC's
+        // finalizer before its 30 s requeue.
+        if let Some(Owner::EphemeralRunner(er)) = self.runners.get(&key).map(|s| s.owner.clone())
+            && let Some(obj) = self.store.get(EPHEMERAL_RUNNERS, Some(ns), &er)
+            && store::is_deleting(obj)
+        {
+            let uid = meta_str(obj, "uid").to_owned();
+            let due = self.now() + self.timing.finalize;
+            self.schedule_finalize(EPHEMERAL_RUNNERS, ns, &er, &uid, due);
+        }
+    }
+
+    /// Schedules ARC's finalizer work on object `ns`/`name` (`uid`) at `due`.
+    fn schedule_finalize(
+        &mut self,
+        rt: ResourceType,
+        ns: &str,
+        name: &str,
+        uid: &str,
+        due: Instant,
+    ) {
+        let origin = self.cause.unwrap_or_else(|| self.now());
+        self.pending.push(Pending {
+            due,
+            action: Action::Finalize(rt),
+            namespace: ns.to_owned(),
+            pod: name.to_owned(),
+            uid: uid.to_owned(),
+            origin,
+            parked: false,
+            held: false,
+        });
+    }
+
+    /// The reactions to an object marked for deletion (it has finalizers): ARC's controllers
+    /// start their finalizer work (an EphemeralRunnerSet replaces a runner being deleted at
+    /// once), and the garbage collector acts on a foreground or orphaning delete.
+    pub(crate) fn on_deleting(&mut self, rt: ResourceType, obj: &Value, first: bool) {
+        let ns = meta_str(obj, "namespace").to_owned();
+        let name = meta_str(obj, "name").to_owned();
+        let uid = meta_str(obj, "uid").to_owned();
+        let finalizers = store::finalizers(obj);
+        let has = |f: &str| finalizers.iter().any(|x| x == f);
+        if first && rt == EPHEMERAL_RUNNERS {
+            let key = (ns.clone(), name.clone());
+            if let Some(slot) = self.runners.get_mut(&key)
+                && slot.owner == Owner::EphemeralRunner(name.clone())
+            {
+                slot.deleting = true;
+            }
+            // The EphemeralRunnerSet counts a runner being deleted as gone.
+            self.replace_in(obj, "actions.github.com/scale-set-name");
+            if has(EPHEMERAL_RUNNER_FINALIZER) || has(REGISTRATION_FINALIZER) {
+                let due = self.now() + self.timing.finalize;
+                self.schedule_finalize(rt, &ns, &name, &uid, due);
+            }
+        }
+        if first && rt == PODS && has(LEGACY_POD_FINALIZER) {
+            let due = self.now() + self.timing.finalize;
+            self.schedule_finalize(rt, &ns, &name, &uid, due);
+        }
+        if has(ORPHAN) {
+            self.orphan_dependents(&uid);
+            self.drop_finalizer(rt, &ns, &name, &uid, ORPHAN);
+        }
+        if has(FOREGROUND_DELETION) {
+            let doomed = self.dependents(&uid);
+            let foreground = DeleteOptions {
+                propagation: Some(Propagation::Foreground),
+                ..DeleteOptions::default()
+            };
+            for (t, dns, dname, duid) in doomed {
+                let opts = DeleteOptions {
+                    uid: Some(duid),
+                    ..foreground.clone()
+                };
+                // Gone already (an earlier cascade took it) is fine.
+                let _ = self.delete_with(t, Some(&dns), &dname, &opts);
+            }
+            self.release_foreground(rt, &ns, &name, &uid);
+        }
+    }
+
+    /// Removes `finalizer` from the object `ns`/`name` if it still has `uid`; runs the
+    /// reactions to its deletion when that was the last one.
+    fn drop_finalizer(&mut self, rt: ResourceType, ns: &str, name: &str, uid: &str, f: &str) {
+        let ours = self
+            .store
+            .get(rt, Some(ns), name)
+            .is_some_and(|o| meta_str(o, "uid") == uid);
+        if !ours {
+            return;
+        }
+        if let Ok(Deletion::Removed(obj)) = self.store.remove_finalizer(rt, Some(ns), name, f) {
+            self.on_deleted(rt, &obj);
+        }
+    }
+
+    /// The garbage collector's end of a foreground delete: once no dependent that blocks its
+    /// owner's deletion is left, the owner loses `foregroundDeletion` (and goes, if that was
+    /// its last finalizer).
+    fn release_foreground(&mut self, rt: ResourceType, ns: &str, name: &str, uid: &str) {
+        let waiting = self.store.get(rt, Some(ns), name).is_some_and(|o| {
+            meta_str(o, "uid") == uid
+                && store::finalizers(o).iter().any(|f| f == FOREGROUND_DELETION)
+        });
+        if !waiting || self.blocking_dependents(uid) {
+            return;
+        }
+        self.drop_finalizer(rt, ns, name, uid, FOREGROUND_DELETION);
+    }
+
+    /// Whether an object owned by `uid` with `blockOwnerDeletion` is still stored.
+    fn blocking_dependents(&self, uid: &str) -> bool {
+        let all = (LabelSelector::default(), FieldSelector::default());
+        store::ALL_TYPES.into_iter().any(|t| {
+            self.store.list(t, None, &all.0, &all.1).into_iter().any(|o| {
+                o["metadata"]["ownerReferences"]
+                    .as_array()
+                    .is_some_and(|refs| {
+                        refs.iter().any(|r| {
+                            r["uid"] == json!(uid) && r["blockOwnerDeletion"] == json!(true)
+                        })
+                    })
+            })
+        })
+    }
+
+    /// Objects owned by `uid`: (type, namespace, name, uid).
+    fn dependents(&self, uid: &str) -> Vec<(ResourceType, String, String, String)> {
+        let all = (LabelSelector::default(), FieldSelector::default());
+        let mut found = Vec::new();
+        for t in store::ALL_TYPES {
+            for o in self.store.list(t, None, &all.0, &all.1) {
+                let owned = o["metadata"]["ownerReferences"]
+                    .as_array()
+                    .is_some_and(|refs| refs.iter().any(|r| r["uid"] == json!(uid)));
+                if owned {
+                    found.push((
+                        t,
+                        meta_str(o, "namespace").to_owned(),
+                        meta_str(o, "name").to_owned(),
+                        meta_str(o, "uid").to_owned(),
+                    ));
+                }
+            }
+        }
+        found
+    }
+
+    /// An orphaning delete: the dependents of `uid` lose their owner reference to it.
+    fn orphan_dependents(&mut self, uid: &str) {
+        for (t, ns, name, _) in self.dependents(uid) {
+            let _ = self.store.modify(t, Some(&ns), &name, |o| {
+                if let Some(refs) = o["metadata"]["ownerReferences"].as_array_mut() {
+                    refs.retain(|r| r["uid"] != json!(uid));
+                    if refs.is_empty()
+                        && let Some(m) = o["metadata"].as_object_mut()
+                    {
+                        m.remove("ownerReferences");
+                    }
+                }
+            });
+        }
+    }
+
+    /// ARC's EphemeralRunner finalizer (`ephemeralrunner_controller.go`, `reference/arc.md`
+    /// §2.3): remove the runner from the service — while its job runs the service refuses
+    /// ("Runner is not finished yet, retrying in 30s": pod untouched); a registration already
+    /// gone is fine — then delete the pod (a job still running on it dies), then drop the
+    /// finalizers: the object goes.
+    fn finalize_ephemeral_runner(&mut self, ns: &str, name: &str, uid: &str) {
+        let Some(er) = self.store.get(EPHEMERAL_RUNNERS, Some(ns), name).cloned() else {
+            return;
+        };
+        if meta_str(&er, "uid") != uid || !store::is_deleting(&er) {
+            return;
+        }
+        let finalizers = store::finalizers(&er);
+        if finalizers.iter().any(|f| f == REGISTRATION_FINALIZER) {
+            if let Some(id) = er["status"]["runnerId"].as_u64()
+                && self.registrations.contains_key(&id)
+            {
+                let job_runs = self.jobs.running.values().any(|j| j.registration == id);
+                if job_runs {
+                    let due = self.now() + self.timing.finalize_retry;
+                    self.schedule_finalize(EPHEMERAL_RUNNERS, ns, name, uid, due);
+                    return;
+                }
+                self.registrations.remove(&id);
+            }
+            self.drop_finalizer(EPHEMERAL_RUNNERS, ns, name, uid, REGISTRATION_FINALIZER);
+        }
+        // cleanupResources: the pod goes (looked up by the runner's name, as ARC does).
+        if self.store.get(PODS, Some(ns), name).is_some() {
+            let _ = self.delete_object(PODS, Some(ns), name, None);
+        }
+        if self.store.get(PODS, Some(ns), name).is_some() {
+            // The pod is itself being deleted: look again later.
+            let due = self.now() + self.timing.finalize;
+            self.schedule_finalize(EPHEMERAL_RUNNERS, ns, name, uid, due);
+            return;
+        }
+        self.drop_finalizer(EPHEMERAL_RUNNERS, ns, name, uid, EPHEMERAL_RUNNER_FINALIZER);
+    }
+
+    /// Legacy ARC's runner-pod finalizer: unregister unless the pod says it is done, then let
+    /// go of the pod.
+    fn finalize_legacy_pod(&mut self, ns: &str, name: &str, uid: &str) {
+        let Some(pod) = self.store.get(PODS, Some(ns), name).cloned() else {
+            return;
+        };
+        if meta_str(&pod, "uid") != uid || !store::is_deleting(&pod) {
+            return;
+        }
+        if !pod["metadata"]["annotations"][UNREGISTRATION_COMPLETE].is_string() {
+            let key = (ns.to_owned(), name.to_owned());
+            let id = self
+                .runners
+                .get(&key)
+                .filter(|s| s.pod_uid == uid)
+                .and_then(|s| s.registration);
+            self.remove_registration(id);
+        }
+        self.drop_finalizer(PODS, ns, name, uid, LEGACY_POD_FINALIZER);
     }
 
     /// Removes a registration, if it still exists.
@@ -451,6 +756,8 @@ impl World {
             name: name.clone(),
         });
         self.collect_dependents(&uid, rt, obj);
+        // An owner waiting in a foreground delete may now be free to go.
+        self.release_owners(obj);
         if rt == PODS {
             self.pod_deleted(&ns, &name, &uid, obj);
         } else if rt == EPHEMERAL_RUNNERS {
@@ -466,22 +773,39 @@ impl World {
         }
     }
 
+    /// The owners of a deleted `obj` that wait for their dependents (foreground deletion).
+    fn release_owners(&mut self, obj: &Value) {
+        let ns = meta_str(obj, "namespace").to_owned();
+        let refs: Vec<(String, String, String)> = obj["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+                (s("kind"), s("name"), s("uid"))
+            })
+            .collect();
+        for (kind, name, uid) in refs {
+            if let Some(rt) = store::ALL_TYPES.into_iter().find(|t| t.kind == kind) {
+                self.release_foreground(rt, &ns, &name, &uid);
+            }
+        }
+    }
+
     /// Deletes what Kubernetes' garbage collector would: objects owned by `uid`, pods on a
     /// deleted node, everything in a deleted namespace.
     fn collect_dependents(&mut self, uid: &str, rt: ResourceType, obj: &Value) {
         let all = (LabelSelector::default(), FieldSelector::default());
-        let mut doomed: Vec<(ResourceType, String, String, String)> = Vec::new();
+        let mut doomed: Vec<(ResourceType, String, String, String)> = self.dependents(uid);
         for t in store::ALL_TYPES {
             for o in self.store.list(t, None, &all.0, &all.1) {
-                let owned = o["metadata"]["ownerReferences"]
-                    .as_array()
-                    .is_some_and(|refs| refs.iter().any(|r| r["uid"] == json!(uid)));
                 let on_node =
                     rt == NODES && t == PODS && o["spec"]["nodeName"] == obj["metadata"]["name"];
                 let in_ns = rt == store::NAMESPACES
                     && t.namespaced
                     && o["metadata"]["namespace"] == obj["metadata"]["name"];
-                if owned || on_node || in_ns {
+                let known = doomed.iter().any(|d| d.3 == meta_str(o, "uid"));
+                if (on_node || in_ns) && !known {
                     doomed.push((
                         t,
                         meta_str(o, "namespace").to_owned(),
@@ -531,7 +855,13 @@ impl World {
             obj["metadata"]["annotations"][UNREGISTRATION_COMPLETE].is_string();
         match &slot.owner {
             Owner::EphemeralRunner(er) => {
-                if self.store.get(EPHEMERAL_RUNNERS, Some(ns), er).is_none() {
+                // Gone, or being deleted: its finalizer (or the garbage collector) took the pod,
+                // and the EphemeralRunnerSet has replaced the runner already.
+                if self
+                    .store
+                    .get(EPHEMERAL_RUNNERS, Some(ns), er)
+                    .is_none_or(store::is_deleting)
+                {
                     return;
                 }
                 if killed || slot.state == SlotState::Exited {
@@ -615,7 +945,7 @@ impl World {
         let have: Vec<((String, String), RunnerSlot)> = self
             .runners
             .iter()
-            .filter(|(_, s)| s.pool == pool_name)
+            .filter(|(_, s)| s.pool == pool_name && !s.deleting)
             .map(|(k, s)| (k.clone(), s.clone()))
             .collect();
         let wanted = replicas as usize;

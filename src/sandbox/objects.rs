@@ -118,11 +118,18 @@ pub(crate) fn ephemeral_runner_set(pool: &Pool, org: &str, ars: &Value) -> Value
     })
 }
 
+/// The finalizers ARC puts on every EphemeralRunner (`reference/arc.md` §2.3, §8): the first
+/// deletes the pod and secret, the second removes the runner from the service.
+pub(crate) const EPHEMERAL_RUNNER_FINALIZER: &str = "ephemeralrunner.actions.github.com/finalizer";
+pub(crate) const REGISTRATION_FINALIZER: &str =
+    "ephemeralrunner.actions.github.com/runner-registration-finalizer";
+
 pub(crate) fn ephemeral_runner(pool: &Pool, org: &str, ers: &Value) -> Value {
     let ers_name = ers["metadata"]["name"].as_str().unwrap_or(&pool.name);
     json!({
         "metadata": {
             "generateName": format!("{ers_name}-runner-"),
+            "finalizers": [EPHEMERAL_RUNNER_FINALIZER, REGISTRATION_FINALIZER],
             "labels": scale_set_labels(pool, org),
             "annotations": {
                 "actions.github.com/runner-group-name": pool.runner_group_name,
@@ -407,6 +414,35 @@ pub(crate) fn pending_status(pod: &Value, scheduled: bool, at: &str) -> Value {
                 "lastTransitionTime": at,
             }],
         })
+    }
+}
+
+/// What the kubelet reports for a container whose image cannot be pulled yet (`ErrImagePull`,
+/// then `ImagePullBackOff` while it waits to retry): the pull was refused by the registry.
+pub(crate) fn waiting_message(reason: &str, image: &str) -> Option<String> {
+    match reason {
+        "ErrImagePull" => Some(format!(
+            "failed to pull and unpack image \"{image}\": failed to copy: httpReadSeeker: failed open: unexpected status code 429 Too Many Requests"
+        )),
+        "ImagePullBackOff" => Some(format!("Back-off pulling image \"{image}\"")),
+        _ => None,
+    }
+}
+
+/// Sets the `runner` container of a pending pod waiting for `reason`, as the kubelet reports
+/// it (`state.waiting.reason` and `message`); the pod's conditions say its containers are not
+/// ready.
+pub(crate) fn set_runner_waiting(pod: &mut Value, reason: &str) {
+    let status = &mut pod["status"];
+    if let Some(list) = status["containerStatuses"].as_array_mut() {
+        for cs in list.iter_mut().filter(|c| c["name"] == "runner") {
+            let image = cs["image"].as_str().unwrap_or_default().to_owned();
+            let mut waiting = json!({"reason": reason});
+            if let Some(m) = waiting_message(reason, &image) {
+                waiting["message"] = json!(m);
+            }
+            cs["state"] = json!({"waiting": waiting});
+        }
     }
 }
 

@@ -51,7 +51,8 @@ pub struct RunnerCounts {
     pub dangling_registrations: u64,
     /// Scale-set runner pods whose registration no longer exists when they start: pods ARC
     /// recreated under their old name after the registration was removed, or fresh runners
-    /// unregistered before they connected.
+    /// unregistered before they connected (counted while still pending, unless their
+    /// EphemeralRunner is being deleted).
     pub stuck: u64,
 }
 
@@ -105,7 +106,9 @@ impl World {
             .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_owned))
             .collect();
         // Stuck: a scale-set runner that found its registration gone when it started, or a
-        // recreated pod bound to a registration that no longer exists (it will find it gone).
+        // pod bound to a registration that no longer exists and that will find it gone when it
+        // starts: ARC recreated it, or it is still pending (`--pending`) and nothing deletes
+        // its EphemeralRunner.
         let stuck = self
             .runners
             .values()
@@ -113,8 +116,9 @@ impl World {
                 let dead = s
                     .registration
                     .is_none_or(|id| !self.registrations.contains_key(&id));
-                let recreated = matches!(s.owner, Owner::EphemeralRunner(_)) && s.recreated;
-                s.state == SlotState::Stuck || (recreated && dead)
+                let scale_set = matches!(s.owner, Owner::EphemeralRunner(_));
+                let pending = scale_set && s.state == SlotState::Starting && !s.deleting;
+                s.state == SlotState::Stuck || (scale_set && s.recreated && dead) || (pending && dead)
             })
             .count();
         Report {

@@ -72,4 +72,7 @@ pub(crate) struct RunnerSlot {
     /// A scale-set pod ARC recreated under the same name (counted as stuck when its
     /// registration is gone).
     pub recreated: bool,
+    /// Its EphemeralRunner is being deleted (ARC's finalizer has yet to remove it): the pool
+    /// counts it as gone and has replaced it already.
+    pub deleting: bool,
 }

@@ -3,7 +3,13 @@
 //! Objects are JSON values keyed by resource type, namespace and name, with server-set uid,
 //! resourceVersion and creationTimestamp. It implements the semantics the fake API server and
 //! the simulated controller need: label and field selectors, paging order, JSON merge patch,
-//! deletes with uid preconditions, and a stream of watch events.
+//! deletes with uid and resourceVersion preconditions, finalizers, and a stream of watch events.
+//!
+//! Finalizers, as the API server has them: deleting an object that has any (or a delete that
+//! asks for `Foreground` or `Orphan` propagation, which add `foregroundDeletion` or `orphan`)
+//! only sets `metadata.deletionTimestamp` and `deletionGracePeriodSeconds`; the object stays
+//! visible (MODIFIED) until the last finalizer is removed, then goes (DELETED). Acting on the
+//! finalizers (garbage collection, ARC's controllers) is the world's job, not the store's.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -131,8 +137,86 @@ pub enum StoreError {
     AlreadyExists,
     /// A precondition (uid, resourceVersion) did not hold: HTTP 409.
     Conflict(String),
-    /// The request is malformed: HTTP 400 or 422.
+    /// The request is malformed: HTTP 400.
     Invalid(String),
+    /// The change is refused by validation (an immutable field, a finalizer added to an object
+    /// being deleted): HTTP 422 `Invalid`, `KIND "NAME" is invalid: WHY`.
+    Unprocessable(String),
+}
+
+/// A delete's `propagationPolicy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// Dependents lose their owner reference and stay.
+    Orphan,
+    /// The object goes first; the garbage collector deletes dependents after it.
+    Background,
+    /// Dependents go first (the owner waits in `foregroundDeletion` for those with
+    /// `blockOwnerDeletion`), then the owner.
+    Foreground,
+}
+
+/// The garbage collector's finalizer of a foreground delete.
+pub const FOREGROUND_DELETION: &str = "foregroundDeletion";
+/// The garbage collector's finalizer of an orphaning delete.
+pub const ORPHAN: &str = "orphan";
+
+/// `DeleteOptions`, as far as the store honours them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    /// `preconditions.uid`.
+    pub uid: Option<String>,
+    /// `preconditions.resourceVersion`.
+    pub resource_version: Option<String>,
+    /// `None`: the resource's default (background), keeping GC finalizers already set.
+    pub propagation: Option<Propagation>,
+    /// Recorded as `deletionGracePeriodSeconds` (0 when not given); nothing waits it out.
+    pub grace_period_seconds: Option<i64>,
+}
+
+impl DeleteOptions {
+    /// A background delete guarded by `uid`.
+    pub fn with_uid(uid: Option<&str>) -> Self {
+        DeleteOptions {
+            uid: uid.map(str::to_owned),
+            ..DeleteOptions::default()
+        }
+    }
+}
+
+/// What a delete (or the removal of a finalizer) did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Deletion {
+    /// The object is gone (its last state).
+    Removed(Value),
+    /// The object stays, marked with a deletionTimestamp, until its finalizers are removed.
+    /// `first`: this call set the deletionTimestamp.
+    Marked { object: Value, first: bool },
+}
+
+/// The finalizers on `obj`.
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    obj["metadata"]["finalizers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Whether `obj` is being deleted (has a deletionTimestamp).
+pub fn is_deleting(obj: &Value) -> bool {
+    obj["metadata"]["deletionTimestamp"].is_string()
+}
+
+fn set_finalizers(obj: &mut Value, list: &[String]) {
+    if list.is_empty() {
+        if let Some(m) = obj["metadata"].as_object_mut() {
+            m.remove("finalizers");
+        }
+    } else {
+        obj["metadata"]["finalizers"] = json!(list);
+    }
 }
 
 /// One change, as a watch stream reports it.
@@ -399,26 +483,43 @@ impl Store {
                 "metadata: Invalid value: must be an object".into(),
             ));
         }
-        // A uid in the patch is a precondition, as on a real API server: a replacement with the
-        // same name is not patched.
+        let current = self.get(rt, ns, name).ok_or(StoreError::NotFound)?;
+        // `metadata.uid` is immutable: a patch that names another uid fails validation, as on
+        // the API server (a replacement with the same name is never patched).
         if let Some(want) = patch["metadata"]["uid"].as_str() {
-            let have = self.get(rt, ns, name).ok_or(StoreError::NotFound)?["metadata"]["uid"]
-                .as_str()
-                .unwrap_or("")
-                .to_owned();
+            let have = current["metadata"]["uid"].as_str().unwrap_or("");
             if have != want {
-                return Err(StoreError::Conflict(format!(
-                    "Precondition failed: UID in precondition: {want}, UID in object meta: {have}"
+                return Err(StoreError::Unprocessable(format!(
+                    "metadata.uid: Invalid value: \"{want}\": field is immutable"
                 )));
             }
         }
-        self.modify(rt, ns, name, |obj| {
+        let deleting = is_deleting(current);
+        if deleting && patch["metadata"].get("finalizers").is_some() {
+            let had = finalizers(current);
+            let mut after = current.clone();
+            merge(&mut after, patch);
+            let added: Vec<String> = finalizers(&after)
+                .into_iter()
+                .filter(|f| !had.contains(f))
+                .collect();
+            if !added.is_empty() {
+                let quoted: Vec<String> = added.iter().map(|f| format!("\"{f}\"")).collect();
+                return Err(StoreError::Unprocessable(format!(
+                    "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                    quoted.join(", ")
+                )));
+            }
+        }
+        let obj = self.modify(rt, ns, name, |obj| {
             let keep = (
                 obj["metadata"]["name"].clone(),
                 obj["metadata"]["namespace"].clone(),
                 obj["metadata"]["uid"].clone(),
                 obj["apiVersion"].clone(),
                 obj["kind"].clone(),
+                obj["metadata"]["deletionTimestamp"].clone(),
+                obj["metadata"]["deletionGracePeriodSeconds"].clone(),
             );
             merge(obj, patch);
             obj["metadata"]["name"] = keep.0;
@@ -428,21 +529,74 @@ impl Store {
             obj["metadata"]["uid"] = keep.2;
             obj["apiVersion"] = keep.3;
             obj["kind"] = keep.4;
+            // Set only by a delete; a patch can neither set nor clear them.
+            let meta = &mut obj["metadata"];
+            for (field, value) in [
+                ("deletionTimestamp", keep.5),
+                ("deletionGracePeriodSeconds", keep.6),
+            ] {
+                if value.is_null() {
+                    if let Some(m) = meta.as_object_mut() {
+                        m.remove(field);
+                    }
+                } else {
+                    meta[field] = value;
+                }
+            }
+        })?;
+        // The last finalizer of an object being deleted is gone: the object goes.
+        if deleting && finalizers(&obj).is_empty() {
+            let key = Store::key(rt, ns, name);
+            return self.remove(&key).ok_or(StoreError::NotFound);
+        }
+        Ok(obj)
+    }
+
+    /// Removes finalizer `finalizer` from an object (a no-op when it lacks it). When that was
+    /// the last one of an object being deleted, the object goes.
+    pub fn remove_finalizer(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        name: &str,
+        finalizer: &str,
+    ) -> Result<Deletion, StoreError> {
+        let current = self.get(rt, ns, name).ok_or(StoreError::NotFound)?;
+        let mut list = finalizers(current);
+        let deleting = is_deleting(current);
+        if list.iter().any(|f| f == finalizer) {
+            list.retain(|f| f != finalizer);
+            self.modify(rt, ns, name, |o| set_finalizers(o, &list))?;
+        }
+        if deleting && list.is_empty() {
+            let key = Store::key(rt, ns, name);
+            return self
+                .remove(&key)
+                .map(Deletion::Removed)
+                .ok_or(StoreError::NotFound);
+        }
+        let object = self.get(rt, ns, name).cloned().ok_or(StoreError::NotFound)?;
+        Ok(Deletion::Marked {
+            object,
+            first: false,
         })
     }
 
-    /// Deletes an object. With `precondition_uid`, refuses (409) when the stored object has
-    /// another uid: a replacement with the same name is never hit.
+    /// Deletes an object, as the API server does: preconditions first (409 when the uid or
+    /// resourceVersion differ: a replacement of the same name is never hit), then either the
+    /// object goes at once, or — when it has finalizers, or the propagation policy adds one —
+    /// it is marked with a deletionTimestamp and stays until they are removed. Deleting an
+    /// object already being deleted changes nothing but the GC finalizers the policy asks for.
     pub fn delete(
         &mut self,
         rt: ResourceType,
         ns: Option<&str>,
         name: &str,
-        precondition_uid: Option<&str>,
-    ) -> Result<Value, StoreError> {
+        opts: &DeleteOptions,
+    ) -> Result<Deletion, StoreError> {
         let key = Store::key(rt, ns, name);
         let current = self.objects.get(&key).ok_or(StoreError::NotFound)?;
-        if let Some(want) = precondition_uid {
+        if let Some(want) = &opts.uid {
             let have = current["metadata"]["uid"].as_str().unwrap_or("");
             if have != want {
                 return Err(StoreError::Conflict(format!(
@@ -450,8 +604,63 @@ impl Store {
                 )));
             }
         }
-        let mut obj = self.objects.remove(&key).ok_or(StoreError::NotFound)?;
+        if let Some(want) = &opts.resource_version {
+            let have = current["metadata"]["resourceVersion"].as_str().unwrap_or("");
+            if have != want {
+                return Err(StoreError::Conflict(format!(
+                    "Precondition failed: ResourceVersion in precondition: {want}, ResourceVersion in object meta: {have}"
+                )));
+            }
+        }
+        let had = finalizers(current);
+        let mut list = had.clone();
+        let mut keep_only = |add: Option<&str>, drop: &[&str]| {
+            list.retain(|f| !drop.contains(&f.as_str()));
+            if let Some(a) = add
+                && !list.iter().any(|f| f == a)
+            {
+                list.push(a.to_owned());
+            }
+        };
+        match opts.propagation {
+            Some(Propagation::Foreground) => keep_only(Some(FOREGROUND_DELETION), &[ORPHAN]),
+            Some(Propagation::Orphan) => keep_only(Some(ORPHAN), &[FOREGROUND_DELETION]),
+            Some(Propagation::Background) => keep_only(None, &[ORPHAN, FOREGROUND_DELETION]),
+            None => {}
+        }
+        let deleting = is_deleting(current);
+        if list.is_empty() {
+            return self
+                .remove(&key)
+                .map(Deletion::Removed)
+                .ok_or(StoreError::NotFound);
+        }
+        if deleting && list == had {
+            return Ok(Deletion::Marked {
+                object: current.clone(),
+                first: false,
+            });
+        }
+        let at = now_rfc3339();
+        let grace = opts.grace_period_seconds.unwrap_or(0);
+        let object = self.modify(rt, ns, name, |o| {
+            set_finalizers(o, &list);
+            if !deleting {
+                o["metadata"]["deletionTimestamp"] = json!(at);
+                o["metadata"]["deletionGracePeriodSeconds"] = json!(grace);
+            }
+        })?;
+        Ok(Deletion::Marked {
+            object,
+            first: !deleting,
+        })
+    }
+
+    /// Takes an object out of the store (its pod's logs too) and tells the watchers.
+    fn remove(&mut self, key: &Key) -> Option<Value> {
+        let mut obj = self.objects.remove(key)?;
         obj["metadata"]["resourceVersion"] = json!(self.bump());
+        let rt = key.0;
         if rt == PODS {
             self.count_on_node(&obj, -1);
             // Logs are keyed by (namespace, pod, container): drop this pod's slice only.
@@ -468,7 +677,7 @@ impl Store {
             }
         }
         self.emit(rt, "DELETED", &obj);
-        Ok(obj)
+        Some(obj)
     }
 
     /// How many pods are bound to `node` now.
@@ -798,13 +1007,13 @@ mod tests {
             .unwrap();
         let uid = p["metadata"]["uid"].as_str().unwrap().to_owned();
         assert!(matches!(
-            s.delete(PODS, Some("ns"), "a", Some("not-the-uid")),
+            s.delete(PODS, Some("ns"), "a", &DeleteOptions::with_uid(Some("not-the-uid"))),
             Err(StoreError::Conflict(_))
         ));
         assert!(s.get(PODS, Some("ns"), "a").is_some());
-        assert!(s.delete(PODS, Some("ns"), "a", Some(&uid)).is_ok());
+        assert!(s.delete(PODS, Some("ns"), "a", &DeleteOptions::with_uid(Some(&uid))).is_ok());
         assert_eq!(
-            s.delete(PODS, Some("ns"), "a", None),
+            s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()),
             Err(StoreError::NotFound)
         );
     }
@@ -904,7 +1113,7 @@ mod tests {
         let mut rx = s.subscribe();
         s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
             .unwrap();
-        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()).unwrap();
         assert_eq!(rx.try_recv().unwrap().event_type, "ADDED");
         assert_eq!(rx.try_recv().unwrap().event_type, "DELETED");
     }
@@ -917,7 +1126,7 @@ mod tests {
         let rv = s.resource_version();
         s.create(PODS, Some("ns"), pod("b", "n1", json!({})))
             .unwrap();
-        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()).unwrap();
         let since = s.events_since(rv).unwrap();
         let seen: Vec<_> = since
             .iter()
@@ -955,8 +1164,240 @@ mod tests {
             "2030-01-02T03:04:05.500000000Z"
         );
         assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
-        s.delete(PODS, Some("ns"), "a", None).unwrap();
+        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()).unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());
+    }
+}
+
+#[cfg(test)]
+mod deletion_tests {
+    use super::*;
+
+    const ARC: [&str; 2] = [
+        "ephemeralrunner.actions.github.com/finalizer",
+        "ephemeralrunner.actions.github.com/runner-registration-finalizer",
+    ];
+
+    fn with_finalizers(s: &mut Store, name: &str) -> Value {
+        s.create(
+            EPHEMERAL_RUNNERS,
+            Some("ns"),
+            json!({"metadata": {"name": name, "finalizers": ARC}}),
+        )
+        .unwrap()
+    }
+
+    fn marked(d: Deletion) -> (Value, bool) {
+        match d {
+            Deletion::Marked { object, first } => (object, first),
+            Deletion::Removed(o) => panic!("removed, not marked: {o}"),
+        }
+    }
+
+    #[test]
+    fn finalizers_keep_a_deleted_object_until_the_last_is_removed() {
+        let mut s = Store::new(1);
+        with_finalizers(&mut s, "er");
+        let mut rx = s.subscribe();
+        let opts = DeleteOptions {
+            grace_period_seconds: Some(30),
+            ..DeleteOptions::default()
+        };
+        let (o, first) = marked(s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &opts).unwrap());
+        assert!(first);
+        assert!(is_deleting(&o));
+        assert_eq!(o["metadata"]["deletionGracePeriodSeconds"], 30);
+        assert_eq!(finalizers(&o), ARC);
+        // Still there, and a second delete is not a second start.
+        assert!(s.get(EPHEMERAL_RUNNERS, Some("ns"), "er").is_some());
+        let (_, again) = marked(
+            s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &DeleteOptions::default())
+                .unwrap(),
+        );
+        assert!(!again);
+        let (o, _) = marked(
+            s.remove_finalizer(EPHEMERAL_RUNNERS, Some("ns"), "er", ARC[1])
+                .unwrap(),
+        );
+        assert_eq!(finalizers(&o), [ARC[0]]);
+        let gone = s
+            .remove_finalizer(EPHEMERAL_RUNNERS, Some("ns"), "er", ARC[0])
+            .unwrap();
+        assert!(matches!(gone, Deletion::Removed(_)));
+        assert!(s.get(EPHEMERAL_RUNNERS, Some("ns"), "er").is_none());
+        let seen: Vec<&str> = std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|e| e.event_type)
+            .collect();
+        assert_eq!(seen, ["MODIFIED", "MODIFIED", "MODIFIED", "DELETED"]);
+    }
+
+    #[test]
+    fn a_merge_patch_that_empties_the_finalizers_of_a_deleting_object_removes_it() {
+        let mut s = Store::new(1);
+        with_finalizers(&mut s, "er");
+        // Not deleting: emptying the finalizers just changes the object.
+        s.merge_patch(
+            EPHEMERAL_RUNNERS,
+            Some("ns"),
+            "er",
+            &json!({"metadata": {"finalizers": null}}),
+        )
+        .unwrap();
+        assert!(s.get(EPHEMERAL_RUNNERS, Some("ns"), "er").is_some());
+        s.merge_patch(
+            EPHEMERAL_RUNNERS,
+            Some("ns"),
+            "er",
+            &json!({"metadata": {"finalizers": ARC}}),
+        )
+        .unwrap();
+        marked(
+            s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &DeleteOptions::default())
+                .unwrap(),
+        );
+        // A patch can neither add a finalizer nor clear the deletionTimestamp now.
+        let refused = s.merge_patch(
+            EPHEMERAL_RUNNERS,
+            Some("ns"),
+            "er",
+            &json!({"metadata": {"finalizers": [ARC[0], "x/y"]}}),
+        );
+        assert!(
+            matches!(&refused, Err(StoreError::Unprocessable(m)) if m.contains("no new finalizers") && m.contains("\"x/y\"")),
+            "{refused:?}"
+        );
+        let o = s
+            .merge_patch(
+                EPHEMERAL_RUNNERS,
+                Some("ns"),
+                "er",
+                &json!({"metadata": {"deletionTimestamp": null, "finalizers": [ARC[0]]}}),
+            )
+            .unwrap();
+        assert!(is_deleting(&o));
+        let mut rx = s.subscribe();
+        s.merge_patch(
+            EPHEMERAL_RUNNERS,
+            Some("ns"),
+            "er",
+            &json!({"metadata": {"finalizers": []}}),
+        )
+        .unwrap();
+        assert!(s.get(EPHEMERAL_RUNNERS, Some("ns"), "er").is_none());
+        assert_eq!(rx.try_recv().unwrap().event_type, "MODIFIED");
+        assert_eq!(rx.try_recv().unwrap().event_type, "DELETED");
+    }
+
+    #[test]
+    fn propagation_policies_add_and_drop_the_gc_finalizers() {
+        let mut s = Store::new(1);
+        let opts = |p| DeleteOptions {
+            propagation: Some(p),
+            ..DeleteOptions::default()
+        };
+        // Foreground and orphan mark even an object without finalizers.
+        s.create(PODS, Some("ns"), json!({"metadata": {"name": "fg"}}))
+            .unwrap();
+        let (o, _) = marked(
+            s.delete(PODS, Some("ns"), "fg", &opts(Propagation::Foreground))
+                .unwrap(),
+        );
+        assert_eq!(finalizers(&o), [FOREGROUND_DELETION]);
+        // Switching to orphan swaps the GC finalizer; background drops it, and with nothing
+        // left the object goes.
+        let (o, first) = marked(
+            s.delete(PODS, Some("ns"), "fg", &opts(Propagation::Orphan))
+                .unwrap(),
+        );
+        assert_eq!((finalizers(&o), first), (vec![ORPHAN.to_owned()], false));
+        assert!(matches!(
+            s.delete(PODS, Some("ns"), "fg", &opts(Propagation::Background)),
+            Ok(Deletion::Removed(_))
+        ));
+        // Background on an object with its own finalizers keeps them.
+        with_finalizers(&mut s, "er");
+        let (o, _) = marked(
+            s.delete(
+                EPHEMERAL_RUNNERS,
+                Some("ns"),
+                "er",
+                &opts(Propagation::Background),
+            )
+            .unwrap(),
+        );
+        assert_eq!(finalizers(&o), ARC);
+        // Without finalizers, background (the default) deletes at once.
+        s.create(PODS, Some("ns"), json!({"metadata": {"name": "bg"}}))
+            .unwrap();
+        assert!(matches!(
+            s.delete(PODS, Some("ns"), "bg", &DeleteOptions::default()),
+            Ok(Deletion::Removed(_))
+        ));
+    }
+
+    #[test]
+    fn preconditions_on_uid_and_resource_version() {
+        let mut s = Store::new(1);
+        let o = with_finalizers(&mut s, "er");
+        let uid = o["metadata"]["uid"].as_str().unwrap().to_owned();
+        let rv = o["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
+        let stale_rv = DeleteOptions {
+            resource_version: Some("1".into()),
+            ..DeleteOptions::default()
+        };
+        let e = s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &stale_rv);
+        assert!(
+            matches!(&e, Err(StoreError::Conflict(m)) if m == &format!("Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: {rv}")),
+            "{e:?}"
+        );
+        let e = s.delete(
+            EPHEMERAL_RUNNERS,
+            Some("ns"),
+            "er",
+            &DeleteOptions::with_uid(Some("other")),
+        );
+        assert!(matches!(e, Err(StoreError::Conflict(_))));
+        assert!(!is_deleting(
+            s.get(EPHEMERAL_RUNNERS, Some("ns"), "er").unwrap()
+        ));
+        let both = DeleteOptions {
+            uid: Some(uid),
+            resource_version: Some(rv),
+            ..DeleteOptions::default()
+        };
+        marked(s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &both).unwrap());
+    }
+
+    #[test]
+    fn a_patch_naming_another_uid_is_invalid() {
+        let mut s = Store::new(1);
+        let o = s
+            .create(PODS, Some("ns"), json!({"metadata": {"name": "a"}}))
+            .unwrap();
+        let uid = o["metadata"]["uid"].as_str().unwrap().to_owned();
+        let e = s.merge_patch(
+            PODS,
+            Some("ns"),
+            "a",
+            &json!({"metadata": {"uid": "old-uid", "annotations": {"k": "v"}}}),
+        );
+        assert_eq!(
+            e,
+            Err(StoreError::Unprocessable(
+                "metadata.uid: Invalid value: \"old-uid\": field is immutable".into()
+            ))
+        );
+        assert!(s.get(PODS, Some("ns"), "a").unwrap()["metadata"]["annotations"].is_null());
+        // The same uid is fine.
+        let p = s
+            .merge_patch(
+                PODS,
+                Some("ns"),
+                "a",
+                &json!({"metadata": {"uid": uid, "annotations": {"k": "v"}}}),
+            )
+            .unwrap();
+        assert_eq!(p["metadata"]["annotations"]["k"], "v");
     }
 }
 
@@ -979,7 +1420,7 @@ mod index_tests {
         s.merge_patch(PODS, Some("ns"), "b", &json!({"spec": {"nodeName": "n2"}}))
             .unwrap();
         assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (1, 2));
-        s.delete(PODS, Some("ns"), "c", None).unwrap();
+        s.delete(PODS, Some("ns"), "c", &DeleteOptions::default()).unwrap();
         assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (1, 1));
         assert_eq!(s.pods_on_node("n3"), 0);
     }

@@ -23,7 +23,7 @@ use crate::sandbox::controller::Pending;
 use crate::sandbox::jobs::Jobs;
 use crate::sandbox::runners::{Pool, RunnerSlot};
 use crate::sandbox::stats::Stats;
-use crate::sandbox::store::{ResourceType, Store, StoreError};
+use crate::sandbox::store::{DeleteOptions, Deletion, ResourceType, Store, StoreError};
 
 /// The world behind one lock. Never hold it across an `.await`.
 pub type SharedWorld = Arc<Mutex<World>>;
@@ -108,6 +108,12 @@ pub struct Timing {
     pub reap: Duration,
     /// How long a DELETE after a job assignment may still get an unsafe 204. Default 1 s.
     pub unsafe_204_window: Duration,
+    /// From an EphemeralRunner's deletion (or its runner's exit while it is being deleted) to
+    /// ARC's finalizer work on it. Default 300 ms.
+    pub finalize: Duration,
+    /// ARC's requeue while the service says the runner's job still runs ("Runner is not
+    /// finished yet, retrying in 30s"). Default 30 s.
+    pub finalize_retry: Duration,
 }
 
 impl Default for Timing {
@@ -116,6 +122,8 @@ impl Default for Timing {
             pod_start: Duration::from_millis(1500),
             reap: Duration::from_millis(500),
             unsafe_204_window: Duration::from_secs(1),
+            finalize: Duration::from_millis(300),
+            finalize_retry: Duration::from_secs(30),
         }
     }
 }
@@ -367,9 +375,8 @@ impl World {
         self.chance(p)
     }
 
-    /// Deletes a Kubernetes object (with an optional uid precondition) and runs the world's
-    /// reactions to it: a running job on a deleted pod is killed, the controller replaces what
-    /// ARC would replace.
+    /// Deletes a Kubernetes object (with an optional uid precondition, background propagation)
+    /// and runs the world's reactions to it: see [`World::delete_with`].
     pub fn delete_object(
         &mut self,
         rt: ResourceType,
@@ -377,12 +384,35 @@ impl World {
         name: &str,
         precondition_uid: Option<&str>,
     ) -> Result<Value, StoreError> {
-        let obj = self.store.delete(rt, ns, name, precondition_uid)?;
-        self.on_deleted(rt, &obj);
-        Ok(obj)
+        self.delete_with(rt, ns, name, &DeleteOptions::with_uid(precondition_uid))
     }
 
-    /// Applies a JSON merge patch to a Kubernetes object and runs the world's reactions.
+    /// Deletes a Kubernetes object with `DeleteOptions` and runs the world's reactions: an
+    /// object without finalizers goes at once (a running job on a deleted pod is killed, the
+    /// controller replaces what ARC would replace); one with finalizers (an EphemeralRunner) is
+    /// marked and stays until the garbage collector and ARC's finalizer work are done. Answers
+    /// the object as the delete left it.
+    pub fn delete_with(
+        &mut self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Value, StoreError> {
+        match self.store.delete(rt, ns, name, opts)? {
+            Deletion::Removed(obj) => {
+                self.on_deleted(rt, &obj);
+                Ok(obj)
+            }
+            Deletion::Marked { object, first } => {
+                self.on_deleting(rt, &object, first);
+                Ok(object)
+            }
+        }
+    }
+
+    /// Applies a JSON merge patch to a Kubernetes object and runs the world's reactions (a
+    /// patch that removes the last finalizer of an object being deleted deletes it).
     pub fn patch_object(
         &mut self,
         rt: ResourceType,
@@ -391,7 +421,15 @@ impl World {
         patch: &Value,
     ) -> Result<Value, StoreError> {
         let obj = self.store.merge_patch(rt, ns, name, patch)?;
-        self.on_patched(rt, &obj);
+        let still_there = self
+            .store
+            .get(rt, ns, name)
+            .is_some_and(|o| o["metadata"]["uid"] == obj["metadata"]["uid"]);
+        if still_there {
+            self.on_patched(rt, &obj);
+        } else {
+            self.on_deleted(rt, &obj);
+        }
         Ok(obj)
     }
 

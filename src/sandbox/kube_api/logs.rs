@@ -1,6 +1,6 @@
 //! `pods/log`: a container's log as text, with the API server's container rules and the
 //! `sinceSeconds`/`sinceTime`, `tailLines`, `timestamps`, `limitBytes`, `previous` and `follow`
-//! parameters.
+//! parameters, and the kubelet's 400 for a container that is waiting to start.
 //!
 //! `follow=true` streams lines as the world appends them and ends when the pod goes away (or is
 //! replaced under the same name), at `limitBytes`, or after [`super::watch::DEFAULT_TIMEOUT`]:
@@ -112,6 +112,33 @@ fn container(pod: &Value, name: &str, q: &Query) -> Result<String, ApiError> {
     }
 }
 
+/// What the kubelet answers for the log of a container that has not started
+/// (`validateContainerLogStatus`), relayed by the API server as 400 BadRequest: `kubectl logs`
+/// prints `Error from server (BadRequest): container "runner" in pod "NAME" is waiting to
+/// start: ContainerCreating`. The kubelet words the two image-pull reasons its own way.
+fn waiting_to_start(pod: &Value, name: &str, container: &str) -> Option<String> {
+    let status = &pod["status"];
+    let cs = ["containerStatuses", "initContainerStatuses"]
+        .iter()
+        .filter_map(|k| status[*k].as_array())
+        .flatten()
+        .find(|c| c["name"] == container)?;
+    let waiting = cs["state"]["waiting"].as_object()?;
+    // A container that ran before has a log to show (the kubelet serves the last one).
+    if cs["lastState"]["terminated"].is_object() {
+        return None;
+    }
+    let reason = waiting.get("reason").and_then(Value::as_str).unwrap_or("");
+    let what = match reason {
+        "ErrImagePull" => "image can't be pulled",
+        "ImagePullBackOff" => "trying and failing to pull image",
+        other => other,
+    };
+    Some(format!(
+        "container \"{container}\" in pod \"{name}\" is waiting to start: {what}"
+    ))
+}
+
 fn render(entries: &[LogEntry], timestamps: bool) -> String {
     let mut text = String::new();
     for e in entries {
@@ -150,6 +177,9 @@ pub(crate) fn logs(
             .get(PODS, Some(ns), name)
             .ok_or_else(|| ApiError::not_found(PODS, name))?;
         let container = container(pod, name, q)?;
+        if let Some(why) = waiting_to_start(pod, name, &container) {
+            return Err(ApiError::bad_request(why));
+        }
         if q.flag("previous") {
             return Err(ApiError::bad_request(format!(
                 "previous terminated container \"{container}\" in pod \"{name}\" not found"

@@ -1,6 +1,7 @@
 //! List, get, delete and patch of any resource type, with the API server's semantics: selectors,
-//! `limit`/`continue` paging, delete preconditions and options, patch content types, the
-//! `/status` subresource, and optimistic locking on `metadata.resourceVersion`.
+//! `limit`/`continue` paging, delete preconditions and options (propagation policy, finalizers:
+//! `Store::delete`), patch content types, the `/status` subresource, optimistic locking on
+//! `metadata.resourceVersion`, and 422 for a patch that would change `metadata.uid`.
 //!
 //! Every mutation goes through `World::delete_object` / `World::patch_object`, so the
 //! simulation reacts to it.
@@ -11,7 +12,9 @@ use super::Query;
 use super::json_patch;
 use super::path::Sub;
 use super::status::ApiError;
-use crate::sandbox::store::{FieldSelector, LabelSelector, NODES, PODS, ResourceType};
+use crate::sandbox::store::{
+    DeleteOptions, FieldSelector, LabelSelector, NODES, PODS, Propagation, ResourceType,
+};
 use crate::sandbox::world::{self, SharedWorld};
 
 /// The fields a field selector may name, per resource type (as the real API server allows).
@@ -149,9 +152,8 @@ pub(crate) fn get(
 }
 
 /// `DeleteOptions`, from the body (kube-rs, kubectl) or the query string.
-struct DeleteOptions {
-    uid: Option<String>,
-    resource_version: Option<String>,
+struct DeleteRequest {
+    options: DeleteOptions,
     dry_run: bool,
 }
 
@@ -172,7 +174,7 @@ fn delete_options(
     name: &str,
     q: &Query,
     body: &[u8],
-) -> Result<DeleteOptions, ApiError> {
+) -> Result<DeleteRequest, ApiError> {
     let opts: Value = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
     } else {
@@ -206,30 +208,53 @@ fn delete_options(
     let policy = opts["propagationPolicy"]
         .as_str()
         .or_else(|| q.get("propagationPolicy"));
-    if let Some(p) = policy.filter(|p| !["Orphan", "Background", "Foreground"].contains(p)) {
-        return Err(invalid(
-            rt,
-            name,
-            format!(
-                "propagationPolicy: Unsupported value: \"{p}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
-            ),
-        ));
-    }
+    // The deprecated `orphanDependents` says the same as Orphan / Background.
+    let orphan = opts["orphanDependents"]
+        .as_bool()
+        .or_else(|| q.get("orphanDependents").map(|v| v == "true"));
+    let propagation = match (policy, orphan) {
+        (Some(_), Some(_)) => {
+            return Err(invalid(
+                rt,
+                name,
+                "propagationPolicy: Invalid value: \"propagationPolicy\": orphanDependents and deletionPropagation cannot be both set".into(),
+            ));
+        }
+        (Some("Orphan"), None) | (None, Some(true)) => Some(Propagation::Orphan),
+        (Some("Background"), None) | (None, Some(false)) => Some(Propagation::Background),
+        (Some("Foreground"), None) => Some(Propagation::Foreground),
+        (Some(p), None) => {
+            return Err(invalid(
+                rt,
+                name,
+                format!(
+                    "propagationPolicy: Unsupported value: \"{p}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+                ),
+            ));
+        }
+        (None, None) => None,
+    };
     let dry_run = opts["dryRun"]
         .as_array()
         .is_some_and(|d| d.iter().any(|v| v == "All"))
         || q.get("dryRun") == Some("All");
-    Ok(DeleteOptions {
-        uid: opts["preconditions"]["uid"].as_str().map(str::to_owned),
-        resource_version: opts["preconditions"]["resourceVersion"]
-            .as_str()
-            .map(str::to_owned),
+    Ok(DeleteRequest {
+        options: DeleteOptions {
+            uid: opts["preconditions"]["uid"].as_str().map(str::to_owned),
+            resource_version: opts["preconditions"]["resourceVersion"]
+                .as_str()
+                .map(str::to_owned),
+            propagation,
+            grace_period_seconds: grace,
+        },
         dry_run,
     })
 }
 
-/// Deletes an object and answers the deleted object. Objects go away at once: the sandbox has
-/// no kubelet to wait for, so grace periods are accepted and validated but not waited out.
+/// Deletes an object and answers it as the delete left it: gone (its last state), or marked
+/// with a deletionTimestamp while its finalizers are worked off (an EphemeralRunner; a
+/// foreground or orphaning delete). Pods without finalizers go at once: the sandbox has no
+/// kubelet to wait for, so grace periods are accepted, recorded and not waited out.
 pub(crate) fn delete(
     world: &SharedWorld,
     rt: ResourceType,
@@ -238,40 +263,39 @@ pub(crate) fn delete(
     q: &Query,
     body: &[u8],
 ) -> Result<Value, ApiError> {
-    let opts = delete_options(rt, name, q, body)?;
+    let req = delete_options(rt, name, q, body)?;
     let mut w = world::lock(world);
     let current = w
         .store
         .get(rt, ns, name)
         .ok_or_else(|| ApiError::not_found(rt, name))?;
-    if let Some(want) = &opts.resource_version {
-        let have = meta_str(current, "resourceVersion");
-        if have != want {
-            return Err(ApiError::conflict(
-                rt,
-                name,
-                &format!(
-                    "Precondition failed: ResourceVersion in precondition: {want}, ResourceVersion in object meta: {have}"
-                ),
-            ));
-        }
-    }
-    if opts.dry_run {
-        if let Some(want) = &opts.uid {
-            let have = meta_str(current, "uid");
-            if have != want {
+    if req.dry_run {
+        let opts = &req.options;
+        let checks = [
+            (opts.uid.as_deref(), "uid", "UID"),
+            (
+                opts.resource_version.as_deref(),
+                "resourceVersion",
+                "ResourceVersion",
+            ),
+        ];
+        for (want, field, label) in checks {
+            let have = meta_str(current, field);
+            if let Some(want) = want
+                && have != want
+            {
                 return Err(ApiError::conflict(
                     rt,
                     name,
                     &format!(
-                        "Precondition failed: UID in precondition: {want}, UID in object meta: {have}"
+                        "Precondition failed: {label} in precondition: {want}, {label} in object meta: {have}"
                     ),
                 ));
             }
         }
         return Ok(current.clone());
     }
-    w.delete_object(rt, ns, name, opts.uid.as_deref())
+    w.delete_with(rt, ns, name, &req.options)
         .map_err(|e| ApiError::from_store(rt, name, e))
 }
 

@@ -172,6 +172,35 @@ impl ApiError {
             },
             StoreError::Conflict(why) => ApiError::conflict(rt, name, &why),
             StoreError::Invalid(why) => ApiError::bad_request(why),
+            StoreError::Unprocessable(why) => ApiError::invalid(rt, name, &why),
+        }
+    }
+
+    /// A change validation refuses (`errors.NewInvalid`): `Pod "x" is invalid: WHY`, the
+    /// field and its reason in `details.causes`.
+    pub fn invalid(rt: ResourceType, name: &str, why: &str) -> Self {
+        let kind = if rt.group.is_empty() {
+            rt.kind.to_owned()
+        } else {
+            format!("{}.{}", rt.kind, rt.group)
+        };
+        let (field, rest) = why.split_once(": ").unwrap_or(("", why));
+        let reason = if rest.starts_with("Forbidden") {
+            "FieldValueForbidden"
+        } else {
+            "FieldValueInvalid"
+        };
+        let mut d = json!({
+            "name": name,
+            "kind": rt.kind,
+            "causes": [{"reason": reason, "message": rest, "field": field}],
+        });
+        if !rt.group.is_empty() {
+            d["group"] = json!(rt.group);
+        }
+        ApiError {
+            details: Some(d),
+            ..ApiError::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {why}"))
         }
     }
 
