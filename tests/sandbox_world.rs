@@ -407,23 +407,173 @@ fn an_unregistered_scale_set_pod_deleted_bare_is_stuck() {
 
 #[test]
 fn deleting_the_ephemeral_runner_replaces_it() {
-    let mut w = world(&["--runners", "4", "--busy", "1", "--job-duration", "600s"]);
+    let mut w = world(&["--runners", "4"]);
     let t0 = w.now();
     let reg = w.registrations.values().next().unwrap().clone();
-    delete(&mut w, EPHEMERAL_RUNNERS, &reg.name);
-    // Its pod went at once (the job with it), its registration too.
+    let deleted = w
+        .delete_object(EPHEMERAL_RUNNERS, Some(NS), &reg.name, None)
+        .unwrap();
+    // Marked, not gone: ARC's finalizers are still on it.
+    assert!(deleted["metadata"]["deletionTimestamp"].is_string());
+    assert_eq!(
+        deleted["metadata"]["finalizers"],
+        json!([
+            "ephemeralrunner.actions.github.com/finalizer",
+            "ephemeralrunner.actions.github.com/runner-registration-finalizer"
+        ])
+    );
+    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_some());
+    // The EphemeralRunnerSet counts it as gone: a fresh one at once.
+    assert_eq!(list(&w, EPHEMERAL_RUNNERS).len(), 5);
+    // ARC's finalizer: the idle runner is removed from the service, its pod deleted, the
+    // object gone.
+    step(&mut w, t0, 5.0);
+    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_none());
     assert!(w.store.get(PODS, Some(NS), &reg.name).is_none());
     assert!(!w.registrations.contains_key(&reg.id));
-    assert_eq!(w.report().jobs.killed, 1);
-    // A fresh EphemeralRunner under a new name keeps the replica count.
-    assert_eq!(list(&w, EPHEMERAL_RUNNERS).len(), 4);
-    step(&mut w, t0, 5.0);
     let r = w.report();
     assert_eq!(
-        (r.runners.pods, r.runners.registered, r.runners.busy),
-        (4, 4, 3)
+        (r.runners.pods, r.runners.registered, r.jobs.killed),
+        (4, 4, 0)
     );
+    assert_eq!(list(&w, EPHEMERAL_RUNNERS).len(), 4);
     assert!(!registration_names(&w).contains(&reg.name));
+}
+
+#[test]
+fn a_busy_ephemeral_runner_being_deleted_keeps_its_pod_until_the_job_ends() {
+    let mut w = world(&["--runners", "2", "--busy", "1", "--job-duration", "70s"]);
+    let t0 = w.now();
+    let busy = w.registrations.values().next().unwrap().clone();
+    let job_end = w
+        .jobs_running()
+        .into_iter()
+        .find(|(_, runner, _)| *runner == busy.name)
+        .map(|(_, _, ends)| ends)
+        .unwrap();
+    let er_uid = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &busy.name).unwrap()["metadata"]
+        ["uid"]
+        .clone();
+    delete(&mut w, EPHEMERAL_RUNNERS, &busy.name);
+    // The replacement comes at once, while the old runner keeps its job.
+    let ers = list(&w, EPHEMERAL_RUNNERS);
+    assert_eq!(ers.len(), 3);
+    assert_eq!(
+        ers.iter()
+            .filter(|e| e["metadata"]["deletionTimestamp"].is_string())
+            .count(),
+        1
+    );
+    // "Runner is not finished yet, retrying in 30s": a minute on, pod, registration and job
+    // are all still there, and nothing was killed.
+    for secs in [1.0, 31.0, 61.0] {
+        let at = t0 + Duration::from_secs_f64(secs);
+        if at >= job_end {
+            break;
+        }
+        w.tick(at);
+        let er = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &busy.name).unwrap();
+        assert_eq!(er["metadata"]["uid"], er_uid);
+        assert!(w.store.get(PODS, Some(NS), &busy.name).is_some(), "{secs}s");
+        assert!(w.registrations[&busy.id].busy);
+        assert_eq!(w.report().jobs.killed, 0);
+    }
+    // The job ends: the runner completes and exits, the finalizer finds the registration gone
+    // and deletes the pod — no kill.
+    w.tick(job_end + Duration::from_secs(2));
+    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &busy.name).is_none());
+    assert!(w.store.get(PODS, Some(NS), &busy.name).is_none());
+    let r = w.report();
+    assert_eq!((r.jobs.killed, r.jobs.completed), (0, 2));
+    assert_eq!((r.runners.stuck, r.runners.dangling_registrations), (0, 0));
+}
+
+#[test]
+fn an_unsafe_204_then_an_ephemeral_runner_delete_kills_the_job() {
+    // How real ARC kills a job: the runner is unregistered although its job runs, so the
+    // finalizer finds no registration to wait for and deletes the pod.
+    let args = [
+        "--runners",
+        "1",
+        "--job-rate",
+        "50",
+        "--fault",
+        "unsafe-204=1",
+        "--job-duration",
+        "600s",
+    ];
+    let mut w = world(&args);
+    let t0 = w.now();
+    step(&mut w, t0, 0.5);
+    let reg = w.registrations.values().next().unwrap().clone();
+    assert!(reg.busy);
+    assert_eq!(w.unregister(reg.id), Unregister::Removed);
+    delete(&mut w, EPHEMERAL_RUNNERS, &reg.name);
+    assert_eq!(w.report().jobs.killed, 0, "not before the finalizer runs");
+    step(&mut w, t0, 2.0);
+    let r = w.report();
+    assert_eq!(r.jobs.killed, 1);
+    assert_eq!(r.killed[0].runner, reg.name);
+    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_none());
+}
+
+#[test]
+fn a_foreground_ephemeral_runner_delete_removes_the_pod_first_and_kills_its_job() {
+    let mut w = world(&["--runners", "2", "--busy", "1", "--job-duration", "600s"]);
+    let t0 = w.now();
+    let reg = w.registrations.values().next().unwrap().clone();
+    let opts = store::DeleteOptions {
+        propagation: Some(store::Propagation::Foreground),
+        ..store::DeleteOptions::default()
+    };
+    let answer = w
+        .delete_with(EPHEMERAL_RUNNERS, Some(NS), &reg.name, &opts)
+        .unwrap();
+    assert!(
+        answer["metadata"]["finalizers"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("foregroundDeletion"))
+    );
+    // The garbage collector deleted the pod (blockOwnerDeletion) at once: the job died.
+    assert!(w.store.get(PODS, Some(NS), &reg.name).is_none());
+    assert_eq!(w.report().jobs.killed, 1);
+    // The owner lost foregroundDeletion; ARC's own finalizers still hold it.
+    let er = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).unwrap();
+    assert_eq!(store::finalizers(er).len(), 2);
+    step(&mut w, t0, 2.0);
+    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_none());
+    let r = w.report();
+    assert_eq!((r.runners.pods, r.runners.registered), (2, 2));
+}
+
+#[test]
+fn an_orphaning_delete_frees_the_dependents() {
+    let mut w = world(&["--runners", "2"]);
+    let t0 = w.now();
+    let ers = list(&w, EPHEMERAL_RUNNER_SETS).first().map(name).unwrap();
+    let ers_uid = w.store.get(EPHEMERAL_RUNNER_SETS, Some(NS), &ers).unwrap()["metadata"]["uid"]
+        .clone();
+    let opts = store::DeleteOptions {
+        propagation: Some(store::Propagation::Orphan),
+        ..store::DeleteOptions::default()
+    };
+    w.delete_with(EPHEMERAL_RUNNER_SETS, Some(NS), &ers, &opts)
+        .unwrap();
+    // The set is gone; its EphemeralRunner stays, without an owner reference to it.
+    assert!(w.store.get(EPHEMERAL_RUNNER_SETS, Some(NS), &ers).is_none());
+    step(&mut w, t0, 2.0);
+    let mine: Vec<Value> = list(&w, EPHEMERAL_RUNNERS)
+        .into_iter()
+        .filter(|e| name(e).starts_with(&ers))
+        .collect();
+    assert_eq!(mine.len(), 1);
+    assert!(
+        mine[0]["metadata"]["ownerReferences"]
+            .as_array()
+            .is_none_or(|refs| refs.iter().all(|r| r["uid"] != ers_uid))
+    );
+    assert_eq!(w.report().runners.pods, 2);
 }
 
 #[test]
@@ -524,8 +674,19 @@ fn a_runner_set_pod_re_registers_with_replace() {
 #[test]
 fn deleting_a_replica_set_cascades_without_replacement() {
     let mut w = world(&["--runners", "4", "--busy", "0.5"]);
+    let t0 = w.now();
     let ers = list(&w, EPHEMERAL_RUNNER_SETS).first().map(name).unwrap();
     delete(&mut w, EPHEMERAL_RUNNER_SETS, &ers);
+    // Its EphemeralRunners go once ARC's finalizers are done with them: an idle one at once,
+    // a busy one when its job (30 s) has ended.
+    step(&mut w, t0, 2.0);
+    assert!(
+        list(&w, EPHEMERAL_RUNNERS)
+            .iter()
+            .filter(|e| name(e).starts_with(&ers))
+            .all(|e| e["metadata"]["deletionTimestamp"].is_string())
+    );
+    step(&mut w, t0, 40.0);
     let left: Vec<String> = list(&w, EPHEMERAL_RUNNERS).iter().map(name).collect();
     assert_eq!(left.len(), 2);
     assert!(left.iter().all(|n| !n.starts_with(&ers)));
@@ -901,7 +1062,9 @@ fn a_runner_unregistered_before_it_connects_is_stuck() {
         .unwrap()
         .clone();
     assert_eq!(w.unregister(fresh.id), Unregister::Removed);
-    assert_eq!(w.report().runners.stuck, 0, "not started yet");
+    // Counted while still pending: nothing will delete it, and it will find its registration
+    // gone when it starts.
+    assert_eq!(w.report().runners.stuck, 1, "pending, registration gone");
     step(&mut w, t0, 5.0);
     assert_eq!(w.report().runners.stuck, 1);
     // Deleting its EphemeralRunner (what a drain does) clears it.
@@ -946,4 +1109,120 @@ fn settling_waits_for_work_begun_before_and_not_after() {
     step(&mut w, t0, 6.0);
     assert!(w.is_settled());
     assert_eq!(w.report().runners.registered, 2);
+}
+
+/// The runner container's waiting reason of a pod, if it waits.
+fn waiting_reason(pod: &Value) -> Option<String> {
+    pod["status"]["containerStatuses"]
+        .as_array()?
+        .iter()
+        .find(|c| c["name"] == "runner")?["state"]["waiting"]["reason"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+#[test]
+fn pending_pods_wait_registered_offline_then_start() {
+    let mut w = world(&[
+        "--mode",
+        "mixed",
+        "--runners",
+        "24",
+        "--pending",
+        "0.5",
+        "--job-rate",
+        "50",
+        "--job-duration",
+        "600s",
+        "--seed",
+        "4",
+    ]);
+    let t0 = w.now();
+    let pending: Vec<Value> = list(&w, PODS)
+        .into_iter()
+        .filter(|p| p["status"]["phase"] == "Pending")
+        .collect();
+    assert!(
+        (6..=18).contains(&pending.len()),
+        "about half of 24 pending at start, got {}",
+        pending.len()
+    );
+    let mut scale_set = 0;
+    let mut legacy = 0;
+    for pod in &pending {
+        let n = name(pod);
+        assert_eq!(waiting_reason(pod).as_deref(), Some("ContainerCreating"));
+        let regs: Vec<_> = w.registrations.values().filter(|r| r.name == n).collect();
+        if owner(pod)["kind"] == "EphemeralRunner" {
+            // Registered by its JIT config before the pod runs: offline, not busy.
+            scale_set += 1;
+            assert_eq!(regs.len(), 1, "{n}");
+            assert_eq!((regs[0].status, regs[0].busy), ("offline", false));
+        } else {
+            // A legacy runner registers when its container starts.
+            legacy += 1;
+            assert!(regs.is_empty(), "{n}");
+        }
+    }
+    assert!(scale_set > 0 && legacy > 0, "{scale_set} {legacy}");
+    // Watched every half second: image pulls fail and back off (both reasons seen), no job
+    // is handed to a pending runner, and every pod has started within 41 s.
+    let mut reasons = BTreeSet::new();
+    let waiting: BTreeSet<String> = pending.iter().map(name).collect();
+    for i in 1..=90 {
+        step(&mut w, t0, f64::from(i) * 0.5);
+        for pod in list(&w, PODS) {
+            if let Some(r) = waiting_reason(&pod) {
+                reasons.insert(r);
+                assert!(!busy_names(&w).contains(&name(&pod)), "a job on a waiting pod");
+            }
+        }
+    }
+    assert!(
+        reasons.contains("ErrImagePull") && reasons.contains("ImagePullBackOff"),
+        "{reasons:?}"
+    );
+    for n in &waiting {
+        let pod = w.store.get(PODS, Some(NS), n).expect("still there");
+        assert_eq!(pod["status"]["phase"], "Running", "{n}");
+    }
+    let r = w.report();
+    assert_eq!((r.runners.registered, r.runners.stuck), (24, 0));
+    assert_eq!(r.runners.busy, 24, "all started and took a job");
+}
+
+#[test]
+fn replacements_wait_too() {
+    let mut w = world(&["--runners", "2", "--pending", "1", "--seed", "2"]);
+    let t0 = w.now();
+    // Every pod of the world waits: start them all first.
+    step(&mut w, t0, 45.0);
+    assert!(
+        list(&w, PODS)
+            .iter()
+            .all(|p| p["status"]["phase"] == "Running")
+    );
+    let old = list(&w, EPHEMERAL_RUNNERS).first().map(name).unwrap();
+    delete(&mut w, EPHEMERAL_RUNNERS, &old);
+    step(&mut w, t0, 48.0);
+    // Its replacement is registered offline and still waits 3 s in (at least 5 s).
+    let fresh: Vec<Value> = list(&w, PODS)
+        .into_iter()
+        .filter(|p| p["status"]["phase"] == "Pending")
+        .collect();
+    assert_eq!(fresh.len(), 1);
+    assert!(waiting_reason(&fresh[0]).is_some());
+    let reg = w
+        .registrations
+        .values()
+        .find(|r| r.name == name(&fresh[0]))
+        .unwrap();
+    assert_eq!(reg.status, "offline");
+    step(&mut w, t0, 90.0);
+    assert_eq!(w.report().runners.pods, 2);
+    assert!(
+        list(&w, PODS)
+            .iter()
+            .all(|p| p["status"]["phase"] == "Running")
+    );
 }

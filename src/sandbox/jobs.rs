@@ -73,6 +73,15 @@ impl World {
         self.jobs.traffic = false;
     }
 
+    /// The jobs running now: (job, runner pod, when it ends), for tests that step the clock.
+    pub fn jobs_running(&self) -> Vec<(String, String, Instant)> {
+        self.jobs
+            .running
+            .values()
+            .map(|j| (j.name.clone(), j.pod.clone(), j.ends_at))
+            .collect()
+    }
+
     /// A job duration drawn from `--job-duration`.
     fn job_duration(&mut self) -> Duration {
         let range = self.options.job_duration;
