@@ -166,6 +166,151 @@ async fn kubectl_reads_logs() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_logs_of_a_waiting_container_print_the_kubelet_s_400() {
+    let world = world(&[]);
+    {
+        let mut w = world::lock(&world);
+        for (pod, reason) in [
+            (SCALE_SET_PODS[1], "ContainerCreating"),
+            (SCALE_SET_PODS[2], "ImagePullBackOff"),
+        ] {
+            w.store
+                .modify(PODS, Some(NS), pod, |o| {
+                    o["status"]["phase"] = "Pending".into();
+                    o["status"]["containerStatuses"][0]["state"] =
+                        serde_json::json!({"waiting": {"reason": reason}});
+                })
+                .unwrap();
+        }
+    }
+    let kube = kubeconfig(&serve(world.clone()).await);
+    for (pod, what) in [
+        (SCALE_SET_PODS[1], "ContainerCreating"),
+        (SCALE_SET_PODS[2], "trying and failing to pull image"),
+    ] {
+        let out = kube.kubectl(&["logs", pod, "-c", "runner"]).await;
+        assert!(!out.ok, "{}", out.stdout);
+        assert_eq!(
+            out.stderr.trim(),
+            format!(
+                "Error from server (BadRequest): container \"runner\" in pod \"{pod}\" is waiting to start: {what}"
+            )
+        );
+    }
+    // A running container's log is still served.
+    assert_eq!(
+        lines(&kube.ok(&["logs", SCALE_SET_PODS[0]]).await),
+        RUNNER_LOG
+    );
+    let pattern = "/api/v1/namespaces/{ns}/pods/{name}/log";
+    assert_eq!(count(&world, "GET", pattern, 400), 2);
+}
+
+/// `kubectl delete ephemeralrunner --cascade=…` against ARC's finalizers, in a populated world
+/// whose two runners are busy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_deletes_ephemeral_runners_with_each_cascade() {
+    use arcctl::sandbox::store::{EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS};
+    let world = arcctl::sandbox::world::World::populated(args(&[
+        "--runners",
+        "2",
+        "--busy",
+        "1",
+        "--job-duration",
+        "600s",
+    ]))
+    .shared();
+    let kube = kubeconfig(&serve(world.clone()).await);
+    let names = |rt| -> Vec<String> {
+        let w = world::lock(&world);
+        let all = (Default::default(), Default::default());
+        w.store
+            .list(rt, Some(NS), &all.0, &all.1)
+            .iter()
+            .map(|o| o["metadata"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let ers = names(EPHEMERAL_RUNNERS);
+    let (a, b) = (ers[0].clone(), ers[1].clone());
+
+    // Foreground: the garbage collector deletes the pod first (blockOwnerDeletion), killing its
+    // job; kubectl waits until ARC's finalizer is done and the object is gone.
+    let out = kube
+        .ok(&["delete", "ephemeralrunner", &a, "--cascade=foreground"])
+        .await;
+    assert!(
+        out.contains(&format!(
+            "ephemeralrunner.actions.github.com \"{a}\" deleted"
+        )),
+        "{out}"
+    );
+    assert!(!names(EPHEMERAL_RUNNERS).contains(&a));
+    assert!(!has_pod(&world, NS, &a));
+    assert_eq!(world::lock(&world).report().jobs.killed, 1);
+
+    // Background: marked, the busy runner's pod kept ("Runner is not finished yet, retrying in
+    // 30s"), its job alive; `kubectl get` still lists it.
+    let out = kube
+        .ok(&[
+            "delete",
+            "ephemeralrunner",
+            &b,
+            "--cascade=background",
+            "--wait=false",
+        ])
+        .await;
+    assert!(out.contains("deleted"), "{out}");
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let stamp = kube
+        .ok(&[
+            "get",
+            "ephemeralrunner",
+            &b,
+            "-o",
+            "jsonpath={.metadata.deletionTimestamp}",
+        ])
+        .await;
+    assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{stamp:?}");
+    assert!(kube.ok(&["get", "ephemeralrunners"]).await.contains(&b));
+    let phase = kube
+        .ok(&["get", "pod", &b, "-o", "jsonpath={.status.phase}"])
+        .await;
+    assert_eq!(phase, "Running");
+    assert_eq!(world::lock(&world).report().jobs.killed, 1);
+    // Both replaced at once: two fresh EphemeralRunners next to the one being deleted.
+    assert_eq!(names(EPHEMERAL_RUNNERS).len(), 3);
+
+    // Orphan: the set goes, its EphemeralRunners stay, without an owner reference to it.
+    let set = names(EPHEMERAL_RUNNER_SETS)
+        .into_iter()
+        .find(|s| b.starts_with(s.as_str()))
+        .unwrap();
+    let set_uid = world::lock(&world)
+        .store
+        .get(EPHEMERAL_RUNNER_SETS, Some(NS), &set)
+        .unwrap()["metadata"]["uid"]
+        .clone();
+    kube.ok(&["delete", "ephemeralrunnerset", &set, "--cascade=orphan"])
+        .await;
+    assert!(!names(EPHEMERAL_RUNNER_SETS).contains(&set));
+    let w = world::lock(&world);
+    let all = (Default::default(), Default::default());
+    let left: Vec<&Value> = w
+        .store
+        .list(EPHEMERAL_RUNNERS, Some(NS), &all.0, &all.1)
+        .into_iter()
+        .filter(|o| o["metadata"]["name"].as_str().unwrap().starts_with(&set))
+        .collect();
+    assert_eq!(left.len(), 2, "the one being deleted and its replacement");
+    assert!(left.iter().all(|o| {
+        o["metadata"]["ownerReferences"]
+            .as_array()
+            .is_none_or(|refs| refs.iter().all(|r| r["uid"] != set_uid))
+    }));
+    assert_eq!(w.report().jobs.killed, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_cordons_a_node() {
     let world = world(&[]);
     let kube = kubeconfig(&serve(world.clone()).await);
@@ -557,6 +702,65 @@ mod kube_rs {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_patch_that_changes_the_uid_is_invalid() {
+        let world = world(&[]);
+        let kube = kubeconfig(&serve(world.clone()).await);
+        let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
+        let name = SCALE_SET_PODS[0];
+        let stale = json!({"metadata": {"uid": "0000-old-pod", "annotations": {"k": "v"}}});
+        for patch in [Patch::Merge(&stale), Patch::Strategic(&stale)] {
+            let e = api_status(
+                pods.patch(name, &PatchParams::default(), &patch)
+                    .await
+                    .unwrap_err(),
+            );
+            assert_eq!((e.code, e.reason.as_str()), (422, "Invalid"));
+            assert_eq!(
+                e.message,
+                format!(
+                    "Pod \"{name}\" is invalid: metadata.uid: Invalid value: \"0000-old-pod\": field is immutable"
+                )
+            );
+        }
+        let pod = pods.get(name).await.unwrap();
+        assert!(
+            pod.metadata
+                .annotations
+                .unwrap_or_default()
+                .get("k")
+                .is_none()
+        );
+        // arcctl's annotate (uid in the patch) reads that answer as "replaced".
+        let cluster = arcctl::cluster::Cluster::connect(
+            &arcctl::config::resolve_kube(
+                &arcctl::cli::KubeArgs {
+                    kubeconfig: Some(kube.kubeconfig.clone()),
+                    context: None,
+                    namespaces: vec![],
+                    all_namespaces: false,
+                },
+                &arcctl::context::Env::new(Vec::<(String, String)>::new()),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+        let annotated = cluster
+            .annotate_pod(NS, name, "0000-old-pod", "k", "v")
+            .await
+            .unwrap();
+        assert_eq!(annotated, arcctl::cluster::DeleteResult::Replaced);
+        let uid = pod.metadata.uid.unwrap();
+        let annotated = cluster
+            .annotate_pod(NS, name, &uid, "k", "v")
+            .await
+            .unwrap();
+        assert_eq!(annotated, arcctl::cluster::DeleteResult::Deleted);
+        let pattern = "/api/v1/namespaces/{ns}/pods/{name}";
+        assert_eq!(count(&world, "PATCH", pattern, 422), 3);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn reads_logs() {
         let world = world(&[]);
         let kube = kubeconfig(&serve(world.clone()).await);
@@ -732,8 +936,20 @@ mod kube_rs {
             }),
             ..DeleteParams::default()
         };
-        ers.delete(name, &right).await.unwrap();
-        assert!(ers.get_opt(name).await.unwrap().is_none());
+        // The fixture's EphemeralRunner has ARC's finalizer: marked first, gone once the
+        // finalizer work (the world's clock ticks) has deleted its pod.
+        let marked = ers.delete(name, &right).await.unwrap().left().unwrap();
+        assert!(marked.metadata.deletion_timestamp.is_some());
+        let mut gone = false;
+        for _ in 0..200 {
+            if ers.get_opt(name).await.unwrap().is_none() {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        assert!(gone, "the EphemeralRunner stayed");
+        assert!(!has_pod(&world, NS, name), "the finalizer deleted its pod");
         let pattern = "/apis/actions.github.com/v1alpha1/namespaces/{ns}/ephemeralrunners/{name}";
         assert_eq!(count(&world, "DELETE", pattern, 200), 1);
         assert_eq!(count(&world, "PATCH", &format!("{pattern}/status"), 200), 1);

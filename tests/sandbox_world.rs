@@ -422,13 +422,21 @@ fn deleting_the_ephemeral_runner_replaces_it() {
             "ephemeralrunner.actions.github.com/runner-registration-finalizer"
         ])
     );
-    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_some());
+    assert!(
+        w.store
+            .get(EPHEMERAL_RUNNERS, Some(NS), &reg.name)
+            .is_some()
+    );
     // The EphemeralRunnerSet counts it as gone: a fresh one at once.
     assert_eq!(list(&w, EPHEMERAL_RUNNERS).len(), 5);
     // ARC's finalizer: the idle runner is removed from the service, its pod deleted, the
     // object gone.
     step(&mut w, t0, 5.0);
-    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_none());
+    assert!(
+        w.store
+            .get(EPHEMERAL_RUNNERS, Some(NS), &reg.name)
+            .is_none()
+    );
     assert!(w.store.get(PODS, Some(NS), &reg.name).is_none());
     assert!(!w.registrations.contains_key(&reg.id));
     let r = w.report();
@@ -451,8 +459,10 @@ fn a_busy_ephemeral_runner_being_deleted_keeps_its_pod_until_the_job_ends() {
         .find(|(_, runner, _)| *runner == busy.name)
         .map(|(_, _, ends)| ends)
         .unwrap();
-    let er_uid = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &busy.name).unwrap()["metadata"]
-        ["uid"]
+    let er_uid = w
+        .store
+        .get(EPHEMERAL_RUNNERS, Some(NS), &busy.name)
+        .unwrap()["metadata"]["uid"]
         .clone();
     delete(&mut w, EPHEMERAL_RUNNERS, &busy.name);
     // The replacement comes at once, while the old runner keeps its job.
@@ -472,7 +482,10 @@ fn a_busy_ephemeral_runner_being_deleted_keeps_its_pod_until_the_job_ends() {
             break;
         }
         w.tick(at);
-        let er = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &busy.name).unwrap();
+        let er = w
+            .store
+            .get(EPHEMERAL_RUNNERS, Some(NS), &busy.name)
+            .unwrap();
         assert_eq!(er["metadata"]["uid"], er_uid);
         assert!(w.store.get(PODS, Some(NS), &busy.name).is_some(), "{secs}s");
         assert!(w.registrations[&busy.id].busy);
@@ -481,7 +494,11 @@ fn a_busy_ephemeral_runner_being_deleted_keeps_its_pod_until_the_job_ends() {
     // The job ends: the runner completes and exits, the finalizer finds the registration gone
     // and deletes the pod — no kill.
     w.tick(job_end + Duration::from_secs(2));
-    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &busy.name).is_none());
+    assert!(
+        w.store
+            .get(EPHEMERAL_RUNNERS, Some(NS), &busy.name)
+            .is_none()
+    );
     assert!(w.store.get(PODS, Some(NS), &busy.name).is_none());
     let r = w.report();
     assert_eq!((r.jobs.killed, r.jobs.completed), (0, 2));
@@ -514,7 +531,11 @@ fn an_unsafe_204_then_an_ephemeral_runner_delete_kills_the_job() {
     let r = w.report();
     assert_eq!(r.jobs.killed, 1);
     assert_eq!(r.killed[0].runner, reg.name);
-    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_none());
+    assert!(
+        w.store
+            .get(EPHEMERAL_RUNNERS, Some(NS), &reg.name)
+            .is_none()
+    );
 }
 
 #[test]
@@ -542,7 +563,11 @@ fn a_foreground_ephemeral_runner_delete_removes_the_pod_first_and_kills_its_job(
     let er = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).unwrap();
     assert_eq!(store::finalizers(er).len(), 2);
     step(&mut w, t0, 2.0);
-    assert!(w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).is_none());
+    assert!(
+        w.store
+            .get(EPHEMERAL_RUNNERS, Some(NS), &reg.name)
+            .is_none()
+    );
     let r = w.report();
     assert_eq!((r.runners.pods, r.runners.registered), (2, 2));
 }
@@ -552,8 +577,8 @@ fn an_orphaning_delete_frees_the_dependents() {
     let mut w = world(&["--runners", "2"]);
     let t0 = w.now();
     let ers = list(&w, EPHEMERAL_RUNNER_SETS).first().map(name).unwrap();
-    let ers_uid = w.store.get(EPHEMERAL_RUNNER_SETS, Some(NS), &ers).unwrap()["metadata"]["uid"]
-        .clone();
+    let ers_uid =
+        w.store.get(EPHEMERAL_RUNNER_SETS, Some(NS), &ers).unwrap()["metadata"]["uid"].clone();
     let opts = store::DeleteOptions {
         propagation: Some(store::Propagation::Orphan),
         ..store::DeleteOptions::default()
@@ -1174,7 +1199,10 @@ fn pending_pods_wait_registered_offline_then_start() {
         for pod in list(&w, PODS) {
             if let Some(r) = waiting_reason(&pod) {
                 reasons.insert(r);
-                assert!(!busy_names(&w).contains(&name(&pod)), "a job on a waiting pod");
+                assert!(
+                    !busy_names(&w).contains(&name(&pod)),
+                    "a job on a waiting pod"
+                );
             }
         }
     }

@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::sandbox::objects;
-use crate::sandbox::runners::{Owner, Pool, PoolKind, RunnerSlot, SlotState};
 use crate::sandbox::objects::{EPHEMERAL_RUNNER_FINALIZER, REGISTRATION_FINALIZER};
+use crate::sandbox::runners::{Owner, Pool, PoolKind, RunnerSlot, SlotState};
 use crate::sandbox::store::{
     self, DeleteOptions, Deletion, EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS, FOREGROUND_DELETION,
     FieldSelector, LabelSelector, NODES, ORPHAN, PODS, Propagation, RUNNER_REPLICA_SETS,
@@ -321,8 +321,9 @@ impl World {
     /// Runs every scheduled start at once (population: the world begins in a steady state),
     /// except those `--pending` holds back: a drain at the start meets them pending.
     pub(crate) fn start_all_now(&mut self) {
-        let (held, starts): (Vec<Pending>, Vec<Pending>) =
-            std::mem::take(&mut self.pending).into_iter().partition(|p| p.held);
+        let (held, starts): (Vec<Pending>, Vec<Pending>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|p| p.held);
         self.pending = held;
         for p in starts {
             self.run_action(p);
@@ -615,7 +616,9 @@ impl World {
     fn release_foreground(&mut self, rt: ResourceType, ns: &str, name: &str, uid: &str) {
         let waiting = self.store.get(rt, Some(ns), name).is_some_and(|o| {
             meta_str(o, "uid") == uid
-                && store::finalizers(o).iter().any(|f| f == FOREGROUND_DELETION)
+                && store::finalizers(o)
+                    .iter()
+                    .any(|f| f == FOREGROUND_DELETION)
         });
         if !waiting || self.blocking_dependents(uid) {
             return;
@@ -627,15 +630,18 @@ impl World {
     fn blocking_dependents(&self, uid: &str) -> bool {
         let all = (LabelSelector::default(), FieldSelector::default());
         store::ALL_TYPES.into_iter().any(|t| {
-            self.store.list(t, None, &all.0, &all.1).into_iter().any(|o| {
-                o["metadata"]["ownerReferences"]
-                    .as_array()
-                    .is_some_and(|refs| {
-                        refs.iter().any(|r| {
-                            r["uid"] == json!(uid) && r["blockOwnerDeletion"] == json!(true)
+            self.store
+                .list(t, None, &all.0, &all.1)
+                .into_iter()
+                .any(|o| {
+                    o["metadata"]["ownerReferences"]
+                        .as_array()
+                        .is_some_and(|refs| {
+                            refs.iter().any(|r| {
+                                r["uid"] == json!(uid) && r["blockOwnerDeletion"] == json!(true)
+                            })
                         })
-                    })
-            })
+                })
         })
     }
 

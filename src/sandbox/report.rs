@@ -118,7 +118,9 @@ impl World {
                     .is_none_or(|id| !self.registrations.contains_key(&id));
                 let scale_set = matches!(s.owner, Owner::EphemeralRunner(_));
                 let pending = scale_set && s.state == SlotState::Starting && !s.deleting;
-                s.state == SlotState::Stuck || (scale_set && s.recreated && dead) || (pending && dead)
+                s.state == SlotState::Stuck
+                    || (scale_set && s.recreated && dead)
+                    || (pending && dead)
             })
             .count();
         Report {

@@ -575,7 +575,10 @@ impl Store {
                 .map(Deletion::Removed)
                 .ok_or(StoreError::NotFound);
         }
-        let object = self.get(rt, ns, name).cloned().ok_or(StoreError::NotFound)?;
+        let object = self
+            .get(rt, ns, name)
+            .cloned()
+            .ok_or(StoreError::NotFound)?;
         Ok(Deletion::Marked {
             object,
             first: false,
@@ -605,7 +608,9 @@ impl Store {
             }
         }
         if let Some(want) = &opts.resource_version {
-            let have = current["metadata"]["resourceVersion"].as_str().unwrap_or("");
+            let have = current["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or("");
             if have != want {
                 return Err(StoreError::Conflict(format!(
                     "Precondition failed: ResourceVersion in precondition: {want}, ResourceVersion in object meta: {have}"
@@ -1007,11 +1012,19 @@ mod tests {
             .unwrap();
         let uid = p["metadata"]["uid"].as_str().unwrap().to_owned();
         assert!(matches!(
-            s.delete(PODS, Some("ns"), "a", &DeleteOptions::with_uid(Some("not-the-uid"))),
+            s.delete(
+                PODS,
+                Some("ns"),
+                "a",
+                &DeleteOptions::with_uid(Some("not-the-uid"))
+            ),
             Err(StoreError::Conflict(_))
         ));
         assert!(s.get(PODS, Some("ns"), "a").is_some());
-        assert!(s.delete(PODS, Some("ns"), "a", &DeleteOptions::with_uid(Some(&uid))).is_ok());
+        assert!(
+            s.delete(PODS, Some("ns"), "a", &DeleteOptions::with_uid(Some(&uid)))
+                .is_ok()
+        );
         assert_eq!(
             s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()),
             Err(StoreError::NotFound)
@@ -1113,7 +1126,8 @@ mod tests {
         let mut rx = s.subscribe();
         s.create(PODS, Some("ns"), pod("a", "n1", json!({})))
             .unwrap();
-        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()).unwrap();
+        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default())
+            .unwrap();
         assert_eq!(rx.try_recv().unwrap().event_type, "ADDED");
         assert_eq!(rx.try_recv().unwrap().event_type, "DELETED");
     }
@@ -1126,7 +1140,8 @@ mod tests {
         let rv = s.resource_version();
         s.create(PODS, Some("ns"), pod("b", "n1", json!({})))
             .unwrap();
-        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()).unwrap();
+        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default())
+            .unwrap();
         let since = s.events_since(rv).unwrap();
         let seen: Vec<_> = since
             .iter()
@@ -1164,7 +1179,8 @@ mod tests {
             "2030-01-02T03:04:05.500000000Z"
         );
         assert!(entries[0].time.ends_with('Z') && entries[0].time.contains('.'));
-        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default()).unwrap();
+        s.delete(PODS, Some("ns"), "a", &DeleteOptions::default())
+            .unwrap();
         assert!(s.log("ns", "a", "runner").is_empty());
     }
 }
@@ -1203,7 +1219,10 @@ mod deletion_tests {
             grace_period_seconds: Some(30),
             ..DeleteOptions::default()
         };
-        let (o, first) = marked(s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &opts).unwrap());
+        let (o, first) = marked(
+            s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &opts)
+                .unwrap(),
+        );
         assert!(first);
         assert!(is_deleting(&o));
         assert_eq!(o["metadata"]["deletionGracePeriodSeconds"], 30);
@@ -1211,8 +1230,13 @@ mod deletion_tests {
         // Still there, and a second delete is not a second start.
         assert!(s.get(EPHEMERAL_RUNNERS, Some("ns"), "er").is_some());
         let (_, again) = marked(
-            s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &DeleteOptions::default())
-                .unwrap(),
+            s.delete(
+                EPHEMERAL_RUNNERS,
+                Some("ns"),
+                "er",
+                &DeleteOptions::default(),
+            )
+            .unwrap(),
         );
         assert!(!again);
         let (o, _) = marked(
@@ -1252,8 +1276,13 @@ mod deletion_tests {
         )
         .unwrap();
         marked(
-            s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &DeleteOptions::default())
-                .unwrap(),
+            s.delete(
+                EPHEMERAL_RUNNERS,
+                Some("ns"),
+                "er",
+                &DeleteOptions::default(),
+            )
+            .unwrap(),
         );
         // A patch can neither add a finalizer nor clear the deletionTimestamp now.
         let refused = s.merge_patch(
@@ -1340,7 +1369,10 @@ mod deletion_tests {
         let mut s = Store::new(1);
         let o = with_finalizers(&mut s, "er");
         let uid = o["metadata"]["uid"].as_str().unwrap().to_owned();
-        let rv = o["metadata"]["resourceVersion"].as_str().unwrap().to_owned();
+        let rv = o["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         let stale_rv = DeleteOptions {
             resource_version: Some("1".into()),
             ..DeleteOptions::default()
@@ -1365,7 +1397,10 @@ mod deletion_tests {
             resource_version: Some(rv),
             ..DeleteOptions::default()
         };
-        marked(s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &both).unwrap());
+        marked(
+            s.delete(EPHEMERAL_RUNNERS, Some("ns"), "er", &both)
+                .unwrap(),
+        );
     }
 
     #[test]
@@ -1420,7 +1455,8 @@ mod index_tests {
         s.merge_patch(PODS, Some("ns"), "b", &json!({"spec": {"nodeName": "n2"}}))
             .unwrap();
         assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (1, 2));
-        s.delete(PODS, Some("ns"), "c", &DeleteOptions::default()).unwrap();
+        s.delete(PODS, Some("ns"), "c", &DeleteOptions::default())
+            .unwrap();
         assert_eq!((s.pods_on_node("n1"), s.pods_on_node("n2")), (1, 1));
         assert_eq!(s.pods_on_node("n3"), 0);
     }

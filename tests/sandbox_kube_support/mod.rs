@@ -180,10 +180,18 @@ pub fn world(flags: &[&str]) -> SharedWorld {
     w.shared()
 }
 
-/// Serves the fake Kubernetes API for `world` on 127.0.0.1; returns its base URL.
+/// Serves the fake Kubernetes API for `world` on 127.0.0.1, with the world's clock ticking (so
+/// finalizer work runs, as ARC's controllers would); returns its base URL.
 pub async fn serve(world: SharedWorld) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let clock = world.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            world::lock(&clock).tick(std::time::Instant::now());
+        }
+    });
     tokio::spawn(async move {
         axum::serve(listener, arcctl::sandbox::kube_api::router(world))
             .await

@@ -200,7 +200,11 @@ impl ApiError {
         }
         ApiError {
             details: Some(d),
-            ..ApiError::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {why}"))
+            ..ApiError::new(
+                422,
+                "Invalid",
+                format!("{kind} \"{name}\" is invalid: {why}"),
+            )
         }
     }
 
