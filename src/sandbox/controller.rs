@@ -237,6 +237,11 @@ impl World {
         } else {
             (Duration::ZERO, false)
         };
+        // A pod of a populated world has been failing its pull for a while already.
+        let populating = !self.backdate.is_zero();
+        if pull_fails && populating && node.is_some() {
+            objects::set_runner_waiting(&mut pod, "ImagePullBackOff");
+        }
         let pod = self.create_object(PODS, Some(&pool.namespace), pod).ok()?;
         let name = meta_str(&pod, "name").to_owned();
         let uid = meta_str(&pod, "uid").to_owned();
@@ -269,7 +274,12 @@ impl World {
         let mut work = vec![at(start, Action::Start)];
         if pull_fails {
             // The kubelet alternates: ErrImagePull, ImagePullBackOff, retry after the back-off.
-            let (mut fail, mut backoff) = (now + FIRST_PULL_FAILURE, FIRST_PULL_BACKOFF);
+            let first = if populating {
+                Duration::from_secs(1)
+            } else {
+                FIRST_PULL_FAILURE
+            };
+            let (mut fail, mut backoff) = (now + first, FIRST_PULL_BACKOFF);
             while fail < start {
                 work.push(at(fail, Action::Waiting("ErrImagePull")));
                 let waiting = fail + Duration::from_secs(1);
