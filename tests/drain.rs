@@ -319,7 +319,9 @@ async fn a_node_drain_cordons_first_and_touches_only_that_node() {
             run.stderr
         );
     }
-    // Replacements for the drained runners land on other nodes; the runners there stay.
+    // ARC's finalizers delete the old pods; replacements for the drained runners land on other
+    // nodes; the runners there stay.
+    sb.settle().await;
     let now_on_2 = on_node(&sb, "node-2");
     assert!(
         others.iter().all(|o| now_on_2.contains(o)),
