@@ -183,6 +183,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --latency 'Added to every API response'
             cand --list-cache 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)'
             cand --controller-delay 'Extra time the ARC-like controller takes to start each new runner pod (Pending to Running and online): slow or, with a long value, hold back replacements, e.g. to rehearse `recreate --ready-timeout`'
+            cand --pending 'Share of new runner pods (at start and every one created later) that wait 5 to 40 s before their containers start (0 to 1): `ContainerCreating`, and for a third of them a failing image pull (`ErrImagePull`, `ImagePullBackOff`). A waiting scale-set runner is registered and listed offline; a legacy one has no registration yet; reading the runner log answers 400 "is waiting to start"'
             cand --fault 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, github-403, github-429 (rate-limit answers, with retry-after or x-ratelimit-reset), kube-5xx, kube-timeout, unsafe-204'
             cand --secondary-limit 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after'
             cand --forbid-namespace 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)'
