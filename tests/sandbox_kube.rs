@@ -724,11 +724,11 @@ mod kube_rs {
         }
         let pod = pods.get(name).await.unwrap();
         assert!(
-            pod.metadata
+            !pod.metadata
                 .annotations
+                .clone()
                 .unwrap_or_default()
-                .get("k")
-                .is_none()
+                .contains_key("k")
         );
         // arcctl's annotate (uid in the patch) reads that answer as "replaced".
         let cluster = arcctl::cluster::Cluster::connect(
