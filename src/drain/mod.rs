@@ -13,4 +13,6 @@ pub mod pipeline;
 pub mod plan;
 
 #[cfg(test)]
+mod pacer_tests;
+#[cfg(test)]
 mod pipeline_tests;

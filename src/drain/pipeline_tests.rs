@@ -13,7 +13,7 @@ use crate::context::Interrupt;
 use crate::drain::event::{Event, Outcome};
 use crate::drain::evidence::{LogRead, Observation, PodNow};
 use crate::drain::ops::*;
-use crate::drain::pacer::RateHint;
+use crate::drain::pacer::{Limit, LimitKind, RateHint};
 use crate::drain::pipeline::{RunResult, Settings, run};
 use crate::drain::plan::*;
 
@@ -507,7 +507,10 @@ async fn rate_limits_pause_and_retry() {
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::RateLimited {
-            wait: Duration::from_secs(60),
+            limit: Limit {
+                kind: LimitKind::Secondary,
+                wait: Some(Duration::from_secs(60)),
+            },
         }]),
     );
     let start = tokio::time::Instant::now();
@@ -724,7 +727,10 @@ async fn an_interrupt_ends_a_long_rate_limit_pause_without_sending_the_delete() 
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::RateLimited {
-            wait: Duration::from_secs(3600),
+            limit: Limit {
+                kind: LimitKind::Secondary,
+                wait: Some(Duration::from_secs(3600)),
+            },
         }]),
     );
     let interrupt = Interrupt::default();

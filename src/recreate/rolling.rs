@@ -480,7 +480,7 @@ async fn wait_ready(
                             w.denied = Some(crate::output::render_error(&e));
                             return w;
                         }
-                        Err(GhReadError::RateLimited { wait, error }) => {
+                        Err(GhReadError::RateLimited { wait, error, .. }) => {
                             nap = nap.max(wait);
                             w.last_error = Some(error.to_string());
                         }
