@@ -17,6 +17,11 @@
 //!   that was lower (multiplicative decrease). Each accepted unregister raises it a little, by
 //!   [`INCREASE_PER_MINUTE`] unregisters a minute per minute's worth of them (additive
 //!   increase), never above `--max-unregister-rate`.
+//! - Once GitHub has refused a request, the run turns *careful*: from then on one GitHub call
+//!   at a time, reads included (GitHub: "make requests serially instead of concurrently"), so
+//!   a later refusal finds no other call in flight to be refused with it. Before that, reads
+//!   run side by side up to `--concurrency`, and those in flight when the first refusal comes
+//!   back may be refused too.
 //! - With few requests left in the hourly window (`x-ratelimit-remaining`), the rest are spread
 //!   until the reset instead of running into the limit.
 //!
@@ -130,6 +135,8 @@ struct State {
     in_flight: usize,
     /// An unregister is in flight: the next waits for its answer.
     unregistering: bool,
+    /// GitHub refused a request in this run: one call at a time from now on.
+    careful: bool,
     /// Counts the waits begun: a permit given before the last one answers for older news.
     generation: u64,
     streak: u32,
@@ -162,6 +169,7 @@ impl Pacer {
                 phase: Phase::Open,
                 in_flight: 0,
                 unregistering: false,
+                careful: false,
                 generation: 0,
                 streak: 0,
                 last_wait: Duration::ZERO,
@@ -284,7 +292,10 @@ impl State {
         if p.call == Call::Unregister {
             self.unregistering = false;
         }
-        p.probe || p.call == Call::Unregister || matches!(self.phase, Phase::Probing { .. })
+        p.probe
+            || p.call == Call::Unregister
+            || self.careful
+            || matches!(self.phase, Phase::Probing { .. })
     }
 
     fn turn(&mut self, call: Call, now: Instant) -> Turn {
@@ -299,6 +310,9 @@ impl State {
             // Answers to calls sent before the refusal are still out: the probe goes alone.
             Phase::Probing { out: false } if self.in_flight > 0 => return Turn::Change,
             Phase::Probing { out: false } => true,
+            Phase::Open | Phase::Limited { .. } if self.careful && self.in_flight > 0 => {
+                return Turn::Change;
+            }
             Phase::Open | Phase::Limited { .. } => false,
         };
         if call == Call::Unregister {
@@ -388,6 +402,7 @@ impl State {
         // A refused probe says nothing new about the pace: it was lowered when the wait began.
         let lowered = limit.kind == LimitKind::Secondary && !probe && self.decrease(now);
         self.phase = Phase::Limited { until: now + wait };
+        self.careful = true;
         self.generation += 1;
         self.calm_since = None;
         self.report.waits += 1;

@@ -98,12 +98,31 @@ async fn one_probe_goes_first_and_alone() {
     assert!(!passes(&pacer, Call::Read, Duration::from_secs(600)).await);
     assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(600)).await);
     assert_eq!(probe.finish(Answer::Accepted), None);
-    // Accepted: the others resume, reads side by side.
+    // Accepted: the others resume, one call at a time now that GitHub has refused one.
+    let a = pacer.enter(Call::Read).await;
+    assert!(!a.is_probe());
+    assert!(!passes(&pacer, Call::Read, Duration::from_secs(600)).await);
+    assert_eq!(a.finish(Answer::Accepted), None);
+    let b = pacer.enter(Call::Read).await;
+    assert!(!b.is_probe());
+    assert_eq!(b.finish(Answer::Accepted), None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn reads_go_side_by_side_until_github_refuses_one() {
+    let pacer = Pacer::new(per_second(10));
     let a = pacer.enter(Call::Read).await;
     let b = pacer.enter(Call::Read).await;
-    assert!(!a.is_probe() && !b.is_probe());
+    let c = pacer.enter(Call::Unregister).await;
     assert_eq!(a.finish(Answer::Accepted), None);
-    assert_eq!(b.finish(Answer::Accepted), None);
+    assert_eq!(c.finish(Answer::Accepted), None);
+    assert!(b.finish(secondary(Some(1))).is_some());
+    let probe = pacer.enter(Call::Read).await;
+    assert_eq!(probe.finish(Answer::Accepted), None);
+    let d = pacer.enter(Call::Read).await;
+    assert!(!passes(&pacer, Call::Read, Duration::from_secs(60)).await);
+    assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(60)).await);
+    assert_eq!(d.finish(Answer::Accepted), None);
 }
 
 #[tokio::test(start_paused = true)]
