@@ -563,7 +563,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__sandbox)
-            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --fault --secondary-limit --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
+            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --fault --secondary-limit --secondary-limit-silent --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -618,6 +618,10 @@ _arcctl() {
                     return 0
                     ;;
                 --secondary-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secondary-limit-silent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
