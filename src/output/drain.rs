@@ -262,14 +262,20 @@ pub fn rate_limit_line(spell: &Spell) -> String {
             "GitHub rate limit (hourly quota used up): waiting {wait} until its reset, then probing"
         ),
         LimitKind::Secondary => {
-            let mut what = "GitHub secondary rate limit".to_owned();
+            let mut notes = Vec::new();
             if spell.repeat > 0 {
-                what.push_str(&format!(" again ({} refusals in a row)", spell.repeat + 1));
+                notes.push(format!("{} refusals in a row", spell.repeat + 1));
             }
             if !spell.told {
-                what.push_str(" (no retry-after)");
+                notes.push("no retry-after".to_owned());
             }
-            format!("{what}: waiting {wait}, then probing")
+            let again = if spell.repeat > 0 { " again" } else { "" };
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", notes.join(", "))
+            };
+            format!("GitHub secondary rate limit{again}{notes}: waiting {wait}, then probing")
         }
     };
     if spell.lowered
