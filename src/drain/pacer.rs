@@ -10,8 +10,8 @@
 //!   GitHub named (`retry-after`, or until `x-ratelimit-reset` for the primary limit), or at
 //!   least a minute when it named none. Then **one probe** goes alone: it is let through only
 //!   when no other call is in flight, and nothing else is until its answer is in. Accepted, the
-//!   others resume; refused again, the wait doubles (exponential back-off, also for a refusal
-//!   within a minute of the last wait), never shorter than what GitHub named.
+//!   others resume; refused again, the wait doubles with each refusal in a row (exponential
+//!   back-off, up to [`MAX_BACKOFF`]), never shorter than what GitHub named.
 //! - A secondary limit lowers the pace to [`DECREASE`] of what GitHub accepted: the unregisters
 //!   accepted in the minute before the refusal (GitHub counts per minute), or of the pace if
 //!   that was lower (multiplicative decrease). Each accepted unregister raises it a little, by
@@ -50,8 +50,6 @@ pub const INCREASE_PER_MINUTE: f64 = 0.5;
 const MIN_PACE: f64 = 1.0 / 60.0;
 /// What GitHub accepted is measured over this (its secondary limits count per minute).
 const MEASURE: Duration = Duration::from_secs(60);
-/// A refusal sooner than this after the last wait ended is a repeat: the wait doubles.
-const CALM: Duration = Duration::from_secs(60);
 /// The longest a doubled wait grows (a longer wait named by GitHub is still honoured).
 pub const MAX_BACKOFF: Duration = Duration::from_secs(16 * 60);
 
@@ -141,8 +139,6 @@ struct State {
     generation: u64,
     streak: u32,
     last_wait: Duration,
-    /// When the last wait ended with an accepted probe.
-    calm_since: Option<Instant>,
     /// Accepted unregisters of the last [`MEASURE`].
     accepted: VecDeque<Instant>,
     report: RateReport,
@@ -173,7 +169,6 @@ impl Pacer {
                 generation: 0,
                 streak: 0,
                 last_wait: Duration::ZERO,
-                calm_since: None,
                 accepted: VecDeque::new(),
                 report: RateReport {
                     pace_per_second: ceiling,
@@ -357,7 +352,6 @@ impl State {
                 }
                 if probe && self.phase == (Phase::Probing { out: true }) {
                     self.phase = Phase::Open;
-                    self.calm_since = Some(now);
                 }
                 None
             }
@@ -391,8 +385,8 @@ impl State {
             }
             return None;
         }
-        let repeat = probe || self.calm_since.is_some_and(|c| now - c < CALM);
-        self.streak = if repeat { self.streak + 1 } else { 0 };
+        // A refused probe is a repeat: no request was accepted since the last refusal.
+        self.streak = if probe { self.streak + 1 } else { 0 };
         let wait = if self.streak == 0 {
             named
         } else {
@@ -404,7 +398,6 @@ impl State {
         self.phase = Phase::Limited { until: now + wait };
         self.careful = true;
         self.generation += 1;
-        self.calm_since = None;
         self.report.waits += 1;
         self.report.waited_seconds += wait.as_secs();
         Some(Spell {

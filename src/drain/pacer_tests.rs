@@ -202,26 +202,12 @@ async fn repeated_refusals_back_off_exponentially() {
     let probe = pacer.enter(Call::Read).await;
     let spell = probe.finish(secondary(Some(3600))).expect("a wait begins");
     assert_eq!(spell.wait, Duration::from_secs(3600));
-    // Once a probe is accepted and a minute passes calmly, a refusal starts afresh.
+    // Once a probe is accepted, the next refusal starts afresh.
     let probe = pacer.enter(Call::Read).await;
     assert_eq!(probe.finish(Answer::Accepted), None);
-    tokio::time::sleep(Duration::from_secs(61)).await;
     let p = pacer.enter(Call::Read).await;
     let spell = p.finish(secondary(Some(10))).expect("a wait begins");
     assert_eq!((spell.repeat, spell.wait), (0, Duration::from_secs(10)));
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_refusal_soon_after_a_wait_counts_as_a_repeat() {
-    let pacer = Pacer::new(per_second(10));
-    let p = pacer.enter(Call::Read).await;
-    assert!(p.finish(secondary(Some(10))).is_some());
-    let probe = pacer.enter(Call::Read).await;
-    assert_eq!(probe.finish(Answer::Accepted), None);
-    tokio::time::sleep(Duration::from_secs(30)).await;
-    let p = pacer.enter(Call::Read).await;
-    let spell = p.finish(secondary(Some(10))).expect("a wait begins");
-    assert_eq!((spell.repeat, spell.wait), (1, Duration::from_secs(20)));
 }
 
 #[tokio::test(start_paused = true)]
