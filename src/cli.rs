@@ -406,10 +406,18 @@ pub struct SandboxArgs {
     /// kube-5xx, kube-timeout, unsafe-204.
     #[arg(long = "fault", value_name = "NAME=P", value_parser = parse_fault)]
     pub faults: Vec<(FaultKind, f64)>,
-    /// GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with
-    /// retry-after.
+    /// GitHub secondary rate limit in points per minute (GET 1, DELETE 5), and at most 100
+    /// requests in flight. Over it: 403 "You have exceeded a secondary rate limit", and the
+    /// client is limited: until the retry-after it was told, or for 60s when the answer had
+    /// none (always for the 100-in-flight limit; see --secondary-limit-silent); every request
+    /// made while limited is refused the same way. Each refusal counts as a rate-limit
+    /// violation.
     #[arg(long, value_name = "POINTS_PER_MINUTE")]
     pub secondary_limit: Option<u32>,
+    /// Share of the points refusals of --secondary-limit answered without retry-after (seeded),
+    /// as GitHub sometimes does: the client must then wait at least a minute.
+    #[arg(long, default_value_t = 0.25, value_name = "FRACTION", value_parser = parse_fraction, requires = "secondary_limit")]
+    pub secondary_limit_silent: f64,
     /// Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable).
     #[arg(long = "forbid-namespace", value_name = "NS")]
     pub forbid_namespaces: Vec<String>,

@@ -656,8 +656,15 @@ async fn single_reads_report_rate_limits_and_denials_typed() {
     let c = client(&server, org());
     let start = std::time::Instant::now();
     match c.get_runner(1).await {
-        Err(ReadError::RateLimited { wait, error }) => {
+        Err(ReadError::RateLimited { wait, limit, error }) => {
             assert_eq!(wait, Duration::from_secs(45));
+            assert_eq!(
+                limit,
+                arcctl::github::rate::Limit {
+                    kind: arcctl::github::rate::LimitKind::Secondary,
+                    wait: Some(Duration::from_secs(45))
+                }
+            );
             assert!(error.causes()[0].contains("rate limit"));
         }
         other => panic!("{other:?}"),

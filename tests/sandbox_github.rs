@@ -429,7 +429,12 @@ async fn credentials_user_agent_and_quota_headers() {
 #[tokio::test]
 async fn a_burst_over_the_secondary_limit_is_refused_with_retry_after() {
     // 12 points a minute: two DELETEs (5 each) and two GETs fit; a third DELETE does not.
-    let server = Server::start(world_with(args(&["--secondary-limit", "12"]), 5, vec![])).await;
+    let server = Server::start(world_with(
+        args(&["--secondary-limit", "12", "--secondary-limit-silent", "0"]),
+        5,
+        vec![],
+    ))
+    .await;
     assert_eq!(
         server.delete("/orgs/acme/actions/runners/1").await.status,
         StatusCode::NO_CONTENT
@@ -472,10 +477,68 @@ async fn a_burst_over_the_secondary_limit_is_refused_with_retry_after() {
 }
 
 #[tokio::test]
+async fn a_limited_client_is_refused_until_its_wait_is_over_and_every_refusal_counts() {
+    let spec = Spec::load();
+    // 5 points a minute: one DELETE fills the window; every refusal names no wait.
+    let server = Server::start(world_with(
+        args(&["--secondary-limit", "5", "--secondary-limit-silent", "1"]),
+        3,
+        vec![],
+    ))
+    .await;
+    let delete = "/orgs/{org}/actions/runners/{runner_id}";
+    assert_eq!(
+        server.delete("/orgs/acme/actions/runners/1").await.status,
+        StatusCode::NO_CONTENT
+    );
+    server.clock.advance(Duration::from_secs(10));
+    let refused = server.delete("/orgs/acme/actions/runners/2").await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    spec.check("DELETE", delete, &refused);
+    assert_eq!(refused.header("retry-after"), None);
+    assert_eq!(
+        refused.json()["documentation_url"],
+        json!(
+            "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+        )
+    );
+    assert!(
+        refused.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("You have exceeded a secondary rate limit."))
+    );
+    // The window has room again 50 s later, but the client is limited for a minute: a GET
+    // at 59 s is refused as well, and counted.
+    server.clock.advance(Duration::from_secs(59));
+    let get = server.get("/orgs/acme/actions/runners").await;
+    assert_eq!(get.status, StatusCode::FORBIDDEN);
+    spec.check("GET", "/orgs/{org}/actions/runners", &get);
+    assert_eq!(get.header("retry-after"), None);
+    assert_eq!(server.violations(), 2);
+    assert!(server.registered(2), "a refused request is not performed");
+    server.clock.advance(Duration::from_secs(1));
+    assert_eq!(
+        server.delete("/orgs/acme/actions/runners/2").await.status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(server.violations(), 2);
+    assert_eq!(server.recorded("DELETE", delete, 403), 1);
+    assert_eq!(
+        server.recorded("GET", "/orgs/{org}/actions/runners", 403),
+        1
+    );
+}
+
+#[tokio::test]
 async fn a_client_that_paces_itself_sees_no_violation() {
     // 60 points a minute, spent exactly: one DELETE then 55 GETs in the first second of each
     // minute, for five minutes; a 61st point at any moment would be refused.
-    let server = Server::start(world_with(args(&["--secondary-limit", "60"]), 10, vec![])).await;
+    let server = Server::start(world_with(
+        args(&["--secondary-limit", "60", "--secondary-limit-silent", "0"]),
+        10,
+        vec![],
+    ))
+    .await;
     for minute in 1..=5u64 {
         let delete = server
             .delete(&format!("/orgs/acme/actions/runners/{minute}"))
@@ -566,13 +629,20 @@ async fn more_than_100_requests_in_flight_are_refused() {
     assert_eq!(server.recorded("GET", pattern, STATUS_TIMEOUT), 100);
     world::lock(&server.world).options.faults.clear();
 
+    // GitHub cannot know when a slot frees: no retry-after, and the client is limited for a
+    // minute, whether slots free or not.
     let refused = server.get("/orgs/acme/actions/runners").await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
-    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(refused.header("retry-after"), None);
     assert_eq!(server.violations(), 1);
-
-    // Clients giving up free their slots.
     hanging.iter().for_each(|h| h.abort());
+    server.clock.advance(Duration::from_secs(59));
+    let limited = server.get("/orgs/acme/actions/runners").await;
+    assert_eq!(limited.status, StatusCode::FORBIDDEN);
+    assert_eq!(server.violations(), 2);
+
+    // A minute later, and with the clients that gave up having freed their slots.
+    server.clock.advance(Duration::from_secs(1));
     let mut answered = None;
     for _ in 0..1_000 {
         let reply = server.get("/orgs/acme/actions/runners").await;

@@ -7,6 +7,7 @@ use crate::cmd::prepare::{self, Inputs};
 use crate::context::Context;
 use crate::drain::edges::{ClusterEdge, GitHubEdge};
 use crate::drain::event::Outcome;
+use crate::drain::pacer::RateReport;
 use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::{Action, Step};
 use crate::error::{Error, Result, exit};
@@ -46,7 +47,14 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let audit_result = reporter.finish().await?;
 
     let code = exit_code(&result.outcomes, result.interrupted);
-    finish(ctx, &args.output, &p.pres, &p.scene, &result.outcomes, code)?;
+    finish(
+        ctx,
+        &args.output,
+        &p.pres,
+        &p.scene,
+        (&result.outcomes, &result.rate_limits),
+        code,
+    )?;
     audit_result?;
     if let Some(denied) = result.denied {
         return Err(Error::auth(format!(
@@ -113,13 +121,14 @@ fn finish(
     o: &OutputArgs,
     pres: &Presentation,
     scene: &Scene,
-    outcomes: &[(Step, Outcome)],
+    (outcomes, rate_limits): (&[(Step, Outcome)], &RateReport),
     code: u8,
 ) -> Result<()> {
     match o.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             let (steps, results): (Vec<Step>, Vec<Outcome>) = outcomes.iter().cloned().unzip();
-            let doc = out::document(scene, code, &steps, Some(&results));
+            let mut doc = out::document(scene, code, &steps, Some(&results));
+            doc.github_rate_limits = out::rate_limits(rate_limits);
             prepare::write_stdout(ctx, &prepare::encode(&doc, o.output)?)
         }
         OutputFormat::Name => {
@@ -131,7 +140,11 @@ fn finish(
         }
         OutputFormat::Table | OutputFormat::Wide => {
             if pres.chatty {
-                let _ = ctx.stderr.write_str(&out::summary(outcomes, o.no_headers));
+                let mut text = out::summary(outcomes, o.no_headers);
+                if let Some(line) = out::rate_limit_summary(rate_limits) {
+                    text.push_str(&line);
+                }
+                let _ = ctx.stderr.write_str(&text);
             }
             Ok(())
         }

@@ -120,7 +120,9 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
     };
     match args.output.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            let doc = out::document(&h, &result.rows, &result.batches, result.halted.as_deref());
+            let mut doc =
+                out::document(&h, &result.rows, &result.batches, result.halted.as_deref());
+            doc.github_rate_limits = crate::output::drain::rate_limits(&result.rate_limits);
             prepare::write_stdout(ctx, &prepare::encode(&doc, args.output.output)?)?;
         }
         OutputFormat::Name => {
@@ -136,11 +138,15 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         }
         OutputFormat::Table | OutputFormat::Wide => {
             if p.pres.chatty {
-                let _ = ctx.stderr.write_str(&out::summary(
+                let mut text = out::summary(
                     &result.rows,
                     result.halted.as_deref(),
                     args.output.no_headers,
-                ));
+                );
+                if let Some(line) = crate::output::drain::rate_limit_summary(&result.rate_limits) {
+                    text.push_str(&line);
+                }
+                let _ = ctx.stderr.write_str(&text);
             }
         }
     }

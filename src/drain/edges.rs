@@ -12,7 +12,6 @@ use crate::drain::ops::{
 use crate::drain::pacer::RateHint;
 use crate::drain::plan::{Candidate, DeleteTarget, Owner, PodRef};
 use crate::error::Kind;
-use crate::github::rate::SECONDARY_LIMIT_DEFAULT_WAIT;
 use crate::github::{self, DeleteOutcome, GitHubClient};
 use crate::inventory::Entry;
 
@@ -87,7 +86,7 @@ fn now(
 fn read_error(e: github::ReadError) -> ReadError {
     match e {
         github::ReadError::Denied(e) => ReadError::Denied(crate::output::render_error(&e)),
-        github::ReadError::RateLimited { wait, .. } => ReadError::RateLimited(wait),
+        github::ReadError::RateLimited { limit, .. } => ReadError::RateLimited(limit),
         github::ReadError::Other(e) => ReadError::Other(e.to_string()),
     }
 }
@@ -102,7 +101,7 @@ impl GitHubOps for GitHubEdge {
             // ARC treats every 422 as "not removed": so do we. The pod is left alone.
             DeleteOutcome::Busy { message } => Unregistered::Busy { message },
             DeleteOutcome::RateLimited { .. } => Unregistered::RateLimited {
-                wait: reply.rate.wait().unwrap_or(SECONDARY_LIMIT_DEFAULT_WAIT),
+                limit: reply.rate.limit(),
             },
             DeleteOutcome::Denied { status, message } => {
                 let e = self.0.denied_error(status, &message);

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::drain::pacer::Spell;
 use crate::drain::plan::SkipReason;
 
 /// Why a runner is waiting.
@@ -19,7 +20,8 @@ pub enum WaitReason {
     Held,
     /// GitHub refused the unregister with a 422 that is not "still running a job".
     Refused,
-    /// GitHub asked to slow down.
+    /// GitHub refused its request over a rate limit (the run's wait is told once, by
+    /// [`Event::RateLimited`]).
     RateLimited,
     /// A transient failure; retrying.
     Retrying,
@@ -147,6 +149,9 @@ pub enum Event {
     Mutated(Mutation),
     /// The runner's pipeline ended.
     Finished { runner: String, outcome: Outcome },
+    /// GitHub refused a request over a rate limit and a wait began: every GitHub call waits,
+    /// then one probe goes alone (told once per wait, not per runner).
+    RateLimited(Spell),
     /// A line from the command driving the pipeline (recreate's batches and replacements),
     /// shown in order with the other event lines.
     Note(String),

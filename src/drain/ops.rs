@@ -5,10 +5,9 @@
 //! rare interleavings, against scripted fakes.
 
 use std::future::Future;
-use std::time::Duration;
 
 use crate::drain::evidence::Observation;
-use crate::drain::pacer::RateHint;
+use crate::drain::pacer::{Limit, RateHint};
 use crate::drain::plan::DeleteTarget;
 
 /// GitHub's answer to an unregister (`DELETE …/actions/runners/{id}`).
@@ -20,8 +19,8 @@ pub enum Unregistered {
     NotFound,
     /// 422: a job is running.
     Busy { message: String },
-    /// 403/429 rate limit: wait this long, then retry.
-    RateLimited { wait: Duration },
+    /// 403/429 rate limit: which, and the wait GitHub named (the pacer decides the wait).
+    RateLimited { limit: Limit },
     /// 401, or a 403 that is not a rate limit: stop the whole run.
     Denied { status: u16, message: String },
     /// 5xx, timeout, reset: the outcome is unknown; retry.
@@ -54,8 +53,8 @@ pub struct RunnerNow {
 pub enum ReadError {
     /// Authentication or permission: stop the whole run.
     Denied(String),
-    /// Rate limited: wait this long.
-    RateLimited(Duration),
+    /// Rate limited: which limit, and the wait GitHub named.
+    RateLimited(Limit),
     /// Anything else; the read may be retried.
     Other(String),
 }

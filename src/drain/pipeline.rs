@@ -3,10 +3,12 @@
 //! Invariant: no pod or ARC object is deleted unless GitHub answered 204 or 404 to this run's
 //! unregister of that runner and the idle check passed afterwards.
 //!
-//! Each runner is its own task. Unregisters go through the one [`Pacer`]; reads and Kubernetes
-//! work take a slot of `--concurrency`; waiting (confirm window, `--wait` polls, rate-limit
-//! pauses, retry back-off) holds no slot, so with 1,000 runners the confirm window is paid about
-//! once, not 1,000 / concurrency times.
+//! Each runner is its own task. Every GitHub call (unregisters and reads) passes the one
+//! [`Pacer`], which spaces unregisters and, after a rate-limit refusal, holds every call, lets
+//! one probe go alone and lowers the pace; reads and Kubernetes work take a slot of
+//! `--concurrency`; waiting (confirm window, `--wait` polls, rate-limit waits, retry back-off)
+//! holds no slot, so with 1,000 runners the confirm window is paid about once, not 1,000 /
+//! concurrency times.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,7 +25,7 @@ use crate::drain::evidence::{self, Proof, Tracker, Unseen, Verdict};
 use crate::drain::ops::{
     ClusterError, ClusterOps, Deleted, GitHubOps, ReadError, RunnerNow, Unregistered,
 };
-use crate::drain::pacer::Pacer;
+use crate::drain::pacer::{Answer, Call, Pacer, Permit, RateReport};
 use crate::drain::plan::{Action, DeleteTarget, SkipReason, Step};
 
 /// How the pipeline behaves.
@@ -69,6 +71,8 @@ pub struct RunResult {
     pub denied: Option<String>,
     /// Whether Ctrl-C stopped the run.
     pub interrupted: bool,
+    /// What GitHub's rate limits cost the run (so far, with a pacer shared across runs).
+    pub rate_limits: RateReport,
 }
 
 /// The shortest `--confirm-window`: below it a lagging job trace is likely to be missed.
@@ -94,7 +98,7 @@ struct Shared<G, K> {
     gh: G,
     k8s: K,
     settings: Settings,
-    pacer: Pacer,
+    pacer: Arc<Pacer>,
     slots: Semaphore,
     events: mpsc::UnboundedSender<Event>,
     interrupt: Interrupt,
@@ -119,11 +123,27 @@ pub async fn run<G: GitHubOps, K: ClusterOps>(
     events: mpsc::UnboundedSender<Event>,
     interrupt: Interrupt,
 ) -> RunResult {
+    let pacer = Arc::new(Pacer::new(settings.rate));
+    run_paced(gh, k8s, steps, settings, events, interrupt, pacer).await
+}
+
+/// [`run`] through `pacer`, which a caller running several pipelines one after another
+/// (`recreate`'s batches) shares between them, so that a rate-limit wait and a lowered pace
+/// carry over.
+pub async fn run_paced<G: GitHubOps, K: ClusterOps>(
+    gh: G,
+    k8s: K,
+    steps: Vec<Step>,
+    settings: Settings,
+    events: mpsc::UnboundedSender<Event>,
+    interrupt: Interrupt,
+    pacer: Arc<Pacer>,
+) -> RunResult {
     let halt = Interrupt::default();
     let shared = Arc::new(Shared {
         gh,
         k8s,
-        pacer: Pacer::new(settings.rate),
+        pacer,
         slots: Semaphore::new(settings.concurrency.max(1)),
         deadline: settings
             .timeout
@@ -185,6 +205,7 @@ pub async fn run<G: GitHubOps, K: ClusterOps>(
             .collect(),
         denied,
         interrupted: shared.interrupt.is_triggered(),
+        rate_limits: shared.pacer.report(),
     }
 }
 
@@ -268,28 +289,91 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
         }
     }
 
-    /// A GitHub read with bounded retries.
+    /// Waits for a GitHub call's turn at the pacer, cut short by a halt and by `last`.
+    ///
+    /// An unregister must not start after `last` (one confirm window before the deadline):
+    /// when its turn and `last` come together, `last` wins. A read goes when its turn comes;
+    /// only a wait that would outlast `last` (the deadline) stops it, as any pause does.
+    async fn github_turn(&self, call: Call, last: Option<Instant>) -> Result<Permit<'_>, Stop> {
+        if self.halt.is_triggered() {
+            return Err(Stop::Halted);
+        }
+        let strict = call == Call::Unregister;
+        if strict && last.is_some_and(|d| d <= Instant::now()) {
+            return Err(Stop::Deadline);
+        }
+        let deadline = async {
+            match last {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        let permit = if strict {
+            tokio::select! {
+                biased;
+                () = self.halt.triggered() => return Err(Stop::Halted),
+                () = deadline => return Err(Stop::Deadline),
+                p = self.pacer.enter(call) => p,
+            }
+        } else {
+            tokio::select! {
+                biased;
+                () = self.halt.triggered() => return Err(Stop::Halted),
+                p = self.pacer.enter(call) => p,
+                () = deadline => return Err(Stop::Deadline),
+            }
+        };
+        if strict && last.is_some_and(|d| d <= Instant::now()) {
+            return Err(Stop::Deadline);
+        }
+        if self.halt.is_triggered() {
+            return Err(Stop::Halted);
+        }
+        Ok(permit)
+    }
+
+    /// Reports a call's answer to the pacer; a refusal that begins a wait is told, once.
+    fn answered(&self, permit: Permit<'_>, verdict: Answer) {
+        if let Some(spell) = permit.finish(verdict) {
+            self.emit(Event::RateLimited(spell));
+        }
+    }
+
+    /// A GitHub read with bounded retries, through the pacer's gate.
     async fn read_runner(&self, by: Lookup<'_>) -> Result<Option<RunnerNow>, ReadFail> {
         let mut backoff = self.backoff();
         let mut rate_waits = 0;
         loop {
+            let permit = self
+                .github_turn(Call::Read, self.deadline)
+                .await
+                .map_err(ReadFail::Stop)?;
             let result = {
                 let _slot = self.slots.acquire().await;
+                // A refusal came in while this read waited for its slot: back to the gate.
+                if !permit.is_current() {
+                    continue;
+                }
                 match by {
                     Lookup::Id(id) => self.gh.runner(id).await,
                     Lookup::Name(n) => self.gh.runner_named(n).await,
                 }
             };
+            let verdict = match &result {
+                Ok(_) | Err(ReadError::Denied(_)) => Answer::Accepted,
+                Err(ReadError::RateLimited(limit)) => Answer::Refused(*limit),
+                Err(ReadError::Other(_)) => Answer::Lost,
+            };
+            self.answered(permit, verdict);
             match result {
                 Ok(r) => return Ok(r),
                 Err(ReadError::Denied(m)) => {
                     self.deny(m.clone());
                     return Err(ReadFail::Stop(Stop::Halted));
                 }
-                Err(ReadError::RateLimited(wait)) if rate_waits < MAX_RATE_LIMIT_WAITS => {
+                // The pacer holds the next try until GitHub's wait is over.
+                Err(ReadError::RateLimited(_)) if rate_waits < MAX_RATE_LIMIT_WAITS => {
                     rate_waits += 1;
-                    self.pacer.pause_for(wait);
-                    self.pause(wait).await.map_err(ReadFail::Stop)?;
                 }
                 Err(ReadError::RateLimited(_)) => {
                     return Err(ReadFail::Failed(
@@ -349,34 +433,21 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             if self.halt.is_triggered() {
                 return Err(ReadFail::Stop(Stop::Halted));
             }
-            // Queued at the pacer (possibly behind a long rate-limit pause): a halt or the
-            // deadline ends the wait, and no DELETE goes out after them.
-            let last_start = self.unregister_deadline();
-            if last_start.is_some_and(|d| d <= Instant::now()) {
-                return Err(ReadFail::Stop(Stop::Deadline));
-            }
-            let deadline = async {
-                match last_start {
-                    Some(d) => tokio::time::sleep_until(d).await,
-                    None => std::future::pending().await,
-                }
-            };
-            // Biased: when the pacer and the deadline are ready together, the deadline wins,
-            // so no DELETE starts too late to be confirmed.
-            tokio::select! {
-                biased;
-                () = self.halt.triggered() => return Err(ReadFail::Stop(Stop::Halted)),
-                () = deadline => return Err(ReadFail::Stop(Stop::Deadline)),
-                () = self.pacer.acquire() => {}
-            }
-            if last_start.is_some_and(|d| d <= Instant::now()) {
-                return Err(ReadFail::Stop(Stop::Deadline));
-            }
-            if self.halt.is_triggered() {
-                return Err(ReadFail::Stop(Stop::Halted));
-            }
+            // Queued at the pacer (possibly behind a long rate-limit wait): a halt or the
+            // deadline ends the wait, and no DELETE goes out after them, nor too late to be
+            // confirmed.
+            let permit = self
+                .github_turn(Call::Unregister, self.unregister_deadline())
+                .await
+                .map_err(ReadFail::Stop)?;
             let (answer, hint) = self.gh.unregister(id).await;
             self.pacer.observe(hint);
+            let verdict = match &answer {
+                Unregistered::RateLimited { limit } => Answer::Refused(*limit),
+                Unregistered::Transient { .. } => Answer::Lost,
+                _ => Answer::Accepted,
+            };
+            self.answered(permit, verdict);
             self.emit(Event::Mutated(Mutation {
                 action: "unregister",
                 target: format!("runner/{runner}"),
@@ -384,9 +455,9 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
                 status: answer.status(),
             }));
             match answer {
-                Unregistered::RateLimited { wait } if rate_waits < MAX_RATE_LIMIT_WAITS => {
+                // The pacer holds the next try (everyone's) until GitHub's wait is over.
+                Unregistered::RateLimited { .. } if rate_waits < MAX_RATE_LIMIT_WAITS => {
                     rate_waits += 1;
-                    self.pacer.pause_for(wait);
                     self.emit(Event::Waiting {
                         runner: runner.to_owned(),
                         reason: WaitReason::RateLimited,

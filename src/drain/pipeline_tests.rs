@@ -13,7 +13,7 @@ use crate::context::Interrupt;
 use crate::drain::event::{Event, Outcome};
 use crate::drain::evidence::{LogRead, Observation, PodNow};
 use crate::drain::ops::*;
-use crate::drain::pacer::RateHint;
+use crate::drain::pacer::{Limit, LimitKind, RateHint};
 use crate::drain::pipeline::{RunResult, Settings, run};
 use crate::drain::plan::*;
 
@@ -42,6 +42,18 @@ struct FakeGitHub {
     /// re-registering).
     reregistered: Arc<Mutex<VecDeque<u64>>>,
     log: Arc<Log>,
+    /// When each GitHub call was answered (tokio's clock), with its log line.
+    calls: Arc<Mutex<Vec<(tokio::time::Instant, String)>>>,
+}
+
+impl FakeGitHub {
+    fn called(&self, line: String) {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((tokio::time::Instant::now(), line.clone()));
+        self.log.push(line);
+    }
 }
 
 impl GitHubOps for FakeGitHub {
@@ -53,7 +65,7 @@ impl GitHubOps for FakeGitHub {
             .get_mut(&id)
             .and_then(VecDeque::pop_front)
             .unwrap_or(Unregistered::Removed);
-        self.log.push(format!("unregister {id} -> {}", a.status()));
+        self.called(format!("unregister {id} -> {}", a.status()));
         (a, RateHint::default())
     }
 
@@ -65,12 +77,12 @@ impl GitHubOps for FakeGitHub {
             .get_mut(&id)
             .and_then(VecDeque::pop_front)
             .unwrap_or(Some(false));
-        self.log.push(format!("get {id}"));
+        self.called(format!("get {id}"));
         Ok(b.map(|busy| RunnerNow { id, busy }))
     }
 
     async fn runner_named(&self, name: &str) -> Result<Option<RunnerNow>, ReadError> {
-        self.log.push(format!("find {name}"));
+        self.called(format!("find {name}"));
         if let Some(id) = self.reregistered.lock().unwrap().pop_front() {
             return Ok(Some(RunnerNow { id, busy: false }));
         }
@@ -507,7 +519,10 @@ async fn rate_limits_pause_and_retry() {
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::RateLimited {
-            wait: Duration::from_secs(60),
+            limit: Limit {
+                kind: LimitKind::Secondary,
+                wait: Some(Duration::from_secs(60)),
+            },
         }]),
     );
     let start = tokio::time::Instant::now();
@@ -525,6 +540,78 @@ async fn rate_limits_pause_and_retry() {
         log.all()[..2],
         ["unregister 1 -> 429", "unregister 1 -> 204"]
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rate_limit_holds_every_github_call_of_every_runner_and_is_told_once() {
+    let (gh, k8s, _log) = fakes();
+    gh.answers.lock().unwrap().insert(
+        2,
+        VecDeque::from([Unregistered::RateLimited {
+            limit: Limit {
+                kind: LimitKind::Secondary,
+                wait: Some(Duration::from_secs(30)),
+            },
+        }]),
+    );
+    // r4 is busy: with --wait it is polled (GET by id) until idle, next to the unregisters.
+    gh.busy
+        .lock()
+        .unwrap()
+        .insert(4, VecDeque::from(vec![Some(true); 5]));
+    let calls = Arc::clone(&gh.calls);
+    let (r, events) = drain(
+        gh,
+        k8s,
+        vec![
+            candidate("r1", 1, State::Idle, er("r1")),
+            candidate("r2", 2, State::Idle, er("r2")),
+            candidate("r3", 3, State::Idle, er("r3")),
+            candidate("r4", 4, State::Busy, er("r4")),
+        ],
+        settings(true),
+        Interrupt::default(),
+    )
+    .await;
+    for i in 0..4 {
+        assert!(
+            matches!(outcome(&r, i), Outcome::Drained { .. }),
+            "{:?}",
+            outcome(&r, i)
+        );
+    }
+    let calls = calls.lock().unwrap().clone();
+    let refused = calls
+        .iter()
+        .position(|(_, c)| c == "unregister 2 -> 429")
+        .expect("the refusal");
+    let at = calls[refused].0;
+    let after: Vec<_> = calls[refused + 1..].iter().collect();
+    assert!(
+        after.iter().any(|(_, c)| c.starts_with("get 4")),
+        "{calls:?}"
+    );
+    assert!(
+        after.iter().any(|(_, c)| c.starts_with("unregister")),
+        "{calls:?}"
+    );
+    // Nobody called GitHub during the wait: neither the other unregisters nor the polls.
+    assert!(
+        after
+            .iter()
+            .all(|(t, _)| *t - at >= Duration::from_secs(30)),
+        "{calls:?}"
+    );
+    let told: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RateLimited(spell) => Some(spell),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(told.len(), 1, "told once, not per runner: {events:?}");
+    assert_eq!(told[0].wait, Duration::from_secs(30));
+    assert_eq!((r.rate_limits.refused, r.rate_limits.waits), (1, 1));
 }
 
 #[tokio::test(start_paused = true)]
@@ -724,7 +811,10 @@ async fn an_interrupt_ends_a_long_rate_limit_pause_without_sending_the_delete() 
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::RateLimited {
-            wait: Duration::from_secs(3600),
+            limit: Limit {
+                kind: LimitKind::Secondary,
+                wait: Some(Duration::from_secs(3600)),
+            },
         }]),
     );
     let interrupt = Interrupt::default();

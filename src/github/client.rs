@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::github::auth::{Credentials, Installation, InstallationToken, Minted, app_jwt};
 use crate::github::model::{ErrorBody, Runner, RunnerGroup, RunnerGroupPage, RunnerPage};
 use crate::github::pagination::next_link;
-use crate::github::rate::{RateInfo, SECONDARY_LIMIT_DEFAULT_WAIT, is_rate_limited};
+use crate::github::rate::{Limit, RateInfo, SECONDARY_LIMIT_DEFAULT_WAIT, is_rate_limited};
 
 /// The API version arcctl speaks.
 const API_VERSION: &str = "2022-11-28";
@@ -119,8 +119,13 @@ pub struct DeleteReply {
 pub enum ReadError {
     /// 401, or a 403 that is not a rate limit (exit 4).
     Denied(Error),
-    /// 403/429 rate limit: GitHub asks to wait `wait`.
-    RateLimited { wait: Duration, error: Error },
+    /// 403/429 rate limit: GitHub asks to wait `wait` (at least a minute when `limit` names
+    /// no wait).
+    RateLimited {
+        wait: Duration,
+        limit: Limit,
+        error: Error,
+    },
     /// Anything else, after the bounded retries of transient failures.
     Other(Error),
 }
@@ -438,17 +443,24 @@ impl GitHubClient {
     }
 
     fn read_error(&self, f: Failure, context: impl FnOnce() -> String) -> ReadError {
-        let wait = match &f {
+        let limited = match &f {
             Failure::Status {
                 rate,
                 rate_limited: true,
                 ..
-            } => Some(rate.wait().unwrap_or(SECONDARY_LIMIT_DEFAULT_WAIT)),
+            } => Some((
+                rate.wait().unwrap_or(SECONDARY_LIMIT_DEFAULT_WAIT),
+                rate.limit(),
+            )),
             _ => None,
         };
         let e = self.error(f, || self.scope_not_found()).context(context());
-        match wait {
-            Some(wait) => ReadError::RateLimited { wait, error: e },
+        match limited {
+            Some((wait, limit)) => ReadError::RateLimited {
+                wait,
+                limit,
+                error: e,
+            },
             None if e.kind() == crate::error::Kind::Auth => ReadError::Denied(e),
             None => ReadError::Other(e),
         }

@@ -64,6 +64,54 @@ impl RateInfo {
     }
 }
 
+/// Which of GitHub's limits refused a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKind {
+    /// The hourly quota is spent (`x-ratelimit-remaining: 0`): wait for `x-ratelimit-reset`.
+    Primary,
+    /// A secondary limit: too fast, too many at once.
+    Secondary,
+}
+
+/// A rate-limit refusal: which limit, and the wait GitHub named, if it named one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    pub kind: LimitKind,
+    /// `retry-after`, or the time until `x-ratelimit-reset` for the primary limit; `None` when
+    /// GitHub said nothing (then wait at least [`SECONDARY_LIMIT_DEFAULT_WAIT`]).
+    pub wait: Option<Duration>,
+}
+
+impl RateInfo {
+    /// The refusal these headers describe, in GitHub's order: `retry-after` first; else a spent
+    /// quota waits for its reset; else a secondary limit that named no wait.
+    pub fn limit_from(&self, now: SystemTime) -> Limit {
+        match self.retry_after {
+            Some(after) => Limit {
+                kind: if self.exhausted() {
+                    LimitKind::Primary
+                } else {
+                    LimitKind::Secondary
+                },
+                wait: Some(after),
+            },
+            None if self.exhausted() => Limit {
+                kind: LimitKind::Primary,
+                wait: self.wait_from(now),
+            },
+            None => Limit {
+                kind: LimitKind::Secondary,
+                wait: None,
+            },
+        }
+    }
+
+    /// [`RateInfo::limit_from`] now.
+    pub fn limit(&self) -> Limit {
+        self.limit_from(SystemTime::now())
+    }
+}
+
 /// Whether a 403/429 answer is a rate limit rather than a permission problem.
 pub(crate) fn is_rate_limited(status: u16, rate: &RateInfo, message: &str) -> bool {
     if status == 429 {
@@ -168,5 +216,45 @@ mod tests {
         };
         assert!(is_rate_limited(403, &after, "Forbidden"));
         assert!(!is_rate_limited(401, &empty, ""));
+    }
+
+    #[test]
+    fn a_refusal_names_its_limit_and_wait() {
+        let now = UNIX_EPOCH + Duration::from_secs(1000);
+        let told = RateInfo {
+            remaining: Some(4000),
+            retry_after: Some(Duration::from_secs(42)),
+            ..RateInfo::default()
+        };
+        assert_eq!(
+            told.limit_from(now),
+            Limit {
+                kind: LimitKind::Secondary,
+                wait: Some(Duration::from_secs(42))
+            }
+        );
+        let silent = RateInfo {
+            retry_after: None,
+            ..told
+        };
+        assert_eq!(
+            silent.limit_from(now),
+            Limit {
+                kind: LimitKind::Secondary,
+                wait: None
+            }
+        );
+        let spent = RateInfo {
+            remaining: Some(0),
+            reset: Some(1300),
+            ..RateInfo::default()
+        };
+        assert_eq!(
+            spent.limit_from(now),
+            Limit {
+                kind: LimitKind::Primary,
+                wait: Some(Duration::from_secs(300))
+            }
+        );
     }
 }

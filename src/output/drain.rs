@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::context::Stream;
 use crate::drain::event::{Event, Outcome, WaitReason};
+use crate::drain::pacer::{LimitKind, RateReport, Spell};
 use crate::drain::plan::{Action, Step};
 use crate::error::Result;
 use crate::output::audit::AuditLog;
@@ -179,6 +180,9 @@ pub struct DrainDocument {
     pub scene: Scene,
     pub exit_code: u8,
     pub totals: Totals,
+    /// What GitHub's rate limits cost the run; present when GitHub refused a request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub github_rate_limits: Option<RateReport>,
     pub runners: Vec<RunnerResult>,
 }
 
@@ -222,8 +226,87 @@ pub fn document(
         scene: scene.clone(),
         exit_code: code,
         totals,
+        github_rate_limits: None,
         runners,
     }
+}
+
+/// What a run's rate limits cost, for its result: `None` when GitHub refused nothing.
+pub fn rate_limits(report: &RateReport) -> Option<RateReport> {
+    (report.refused > 0).then_some(*report)
+}
+
+/// An unregister pace for people: `0.9/s`, `2/s`, `3/min`.
+pub fn pace_text(per_second: f64) -> String {
+    fn short(x: f64, decimals: usize) -> String {
+        let s = format!("{x:.decimals$}");
+        let s = if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &s
+        };
+        s.to_owned()
+    }
+    if per_second >= 0.1 {
+        format!("{}/s", short(per_second, 2))
+    } else {
+        format!("{}/min", short(per_second * 60.0, 1))
+    }
+}
+
+/// The one line a rate-limit wait gets: why, how long, what then, and the new pace.
+pub fn rate_limit_line(spell: &Spell) -> String {
+    let wait = humantime::format_duration(spell.wait);
+    let mut line = match spell.kind {
+        LimitKind::Primary => format!(
+            "GitHub rate limit (hourly quota used up): waiting {wait} until its reset, then probing"
+        ),
+        LimitKind::Secondary => {
+            let mut notes = Vec::new();
+            if spell.repeat > 0 {
+                notes.push(format!("{} refusals in a row", spell.repeat + 1));
+            }
+            if !spell.told {
+                notes.push("no retry-after".to_owned());
+            }
+            let again = if spell.repeat > 0 { " again" } else { "" };
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", notes.join(", "))
+            };
+            format!("GitHub secondary rate limit{again}{notes}: waiting {wait}, then probing")
+        }
+    };
+    if spell.lowered
+        && let Some(gap) = spell.spacing.filter(|g| !g.is_zero())
+    {
+        line.push_str(&format!(
+            "; pace lowered to {}",
+            pace_text(1.0 / gap.as_secs_f64())
+        ));
+    }
+    line
+}
+
+/// The summary's line about rate limits, when GitHub refused anything.
+pub fn rate_limit_summary(report: &RateReport) -> Option<String> {
+    if report.refused == 0 {
+        return None;
+    }
+    let mut line = format!(
+        "GitHub rate limits: {} request{} refused, {} wait{} ({} in all)",
+        report.refused,
+        if report.refused == 1 { "" } else { "s" },
+        report.waits,
+        if report.waits == 1 { "" } else { "s" },
+        humantime::format_duration(std::time::Duration::from_secs(report.waited_seconds))
+    );
+    if let Some(pace) = report.pace_per_second {
+        line.push_str(&format!("; unregister pace at the end {}", pace_text(pace)));
+    }
+    line.push('\n');
+    Some(line)
 }
 
 pub fn runner_result(step: &Step, outcome: Option<&Outcome>) -> RunnerResult {
@@ -417,13 +500,8 @@ impl Lines {
                             format!("runner/{runner} held (a job started during unregistration{job_text}); waiting for it to end"),
                         );
                     }
-                    WaitReason::RateLimited => {
-                        self.once(
-                            runner,
-                            "rate",
-                            format!("runner/{runner} waiting (rate limited by GitHub)"),
-                        );
-                    }
+                    // The run's wait is told once, by `Event::RateLimited`.
+                    WaitReason::RateLimited => {}
                     WaitReason::Refused => {
                         self.once(
                             runner,
@@ -452,6 +530,7 @@ impl Lines {
             )),
             Event::Proven { runner, proof } => self.say(format!("runner/{runner} idle ({proof})")),
             Event::Note(line) => self.say(line.clone()),
+            Event::RateLimited(spell) => self.say(rate_limit_line(spell)),
             Event::Finished { runner, outcome } => {
                 self.in_flight.remove(runner);
                 self.waiting.remove(runner);

@@ -136,3 +136,77 @@ fn the_summary_lists_outcomes_totals_and_what_is_pending() {
         }
     );
 }
+
+#[test]
+fn a_rate_limit_wait_is_told_in_one_line() {
+    use crate::drain::pacer::{LimitKind, Spell};
+    use std::time::Duration;
+    let spell = Spell {
+        kind: LimitKind::Secondary,
+        wait: Duration::from_secs(58),
+        told: true,
+        repeat: 0,
+        spacing: Some(Duration::from_secs_f64(1.0 / 0.9)),
+        lowered: true,
+    };
+    let lines = [
+        rate_limit_line(&spell),
+        rate_limit_line(&Spell {
+            wait: Duration::from_secs(120),
+            told: false,
+            repeat: 1,
+            lowered: false,
+            ..spell
+        }),
+        rate_limit_line(&Spell {
+            spacing: Some(Duration::from_secs(20)),
+            ..spell
+        }),
+        rate_limit_line(&Spell {
+            kind: LimitKind::Primary,
+            wait: Duration::from_secs(1_800),
+            lowered: false,
+            ..spell
+        }),
+    ];
+    insta::assert_snapshot!(lines.join("\n"), @r"
+    GitHub secondary rate limit: waiting 58s, then probing; pace lowered to 0.9/s
+    GitHub secondary rate limit again (2 refusals in a row, no retry-after): waiting 2m, then probing
+    GitHub secondary rate limit: waiting 58s, then probing; pace lowered to 3/min
+    GitHub rate limit (hourly quota used up): waiting 30m until its reset, then probing
+    ");
+}
+
+#[test]
+fn the_summary_and_result_say_what_the_limits_cost() {
+    use crate::drain::pacer::RateReport;
+    assert_eq!(rate_limit_summary(&RateReport::default()), None);
+    assert_eq!(rate_limits(&RateReport::default()), None);
+    let report = RateReport {
+        refused: 2,
+        waits: 2,
+        waited_seconds: 119,
+        pace_per_second: Some(0.934),
+    };
+    assert_eq!(
+        rate_limit_summary(&report).as_deref(),
+        Some(
+            "GitHub rate limits: 2 requests refused, 2 waits (1m 59s in all); unregister pace at the end 0.93/s\n"
+        )
+    );
+    let mut doc = document(&scene(), 0, &[], Some(&[]));
+    assert!(
+        serde_json::to_value(&doc)
+            .unwrap()
+            .get("github_rate_limits")
+            .is_none()
+    );
+    doc.github_rate_limits = rate_limits(&report);
+    assert_eq!(
+        serde_json::to_value(&doc).unwrap()["github_rate_limits"],
+        serde_json::json!({"refused": 2, "waits": 2, "waited_seconds": 119, "pace_per_second": 0.934})
+    );
+    assert_eq!(pace_text(2.0), "2/s");
+    assert_eq!(pace_text(0.1), "0.1/s");
+    assert_eq!(pace_text(1.0 / 60.0), "1/min");
+}

@@ -210,6 +210,9 @@ pub struct RecreateDocument {
     /// Why no further batch was started, when the run stopped early.
     pub halted: Option<String>,
     pub totals: Totals,
+    /// What GitHub's rate limits cost the run; present when GitHub refused a request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub github_rate_limits: Option<crate::drain::pacer::RateReport>,
     pub batches: Vec<BatchDoc>,
     pub runners: Vec<RecreateRunner>,
 }
@@ -239,6 +242,7 @@ pub fn document(
         wait_ready: h.wait_ready,
         halted: halted.map(str::to_owned),
         totals: totals(rows),
+        github_rate_limits: None,
         batches: batches
             .iter()
             .map(|b| BatchDoc {
@@ -294,6 +298,7 @@ pub fn plan_document(
             selected: steps.len(),
             ..Totals::default()
         },
+        github_rate_limits: None,
         batches,
         runners,
     }

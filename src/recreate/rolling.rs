@@ -19,6 +19,7 @@ use crate::cluster::{Cluster, NamespaceScope, PodSelection, RunnerPod};
 use crate::context::Interrupt;
 use crate::drain::edges::{ClusterEdge, GitHubEdge};
 use crate::drain::event::{Event, Outcome};
+use crate::drain::pacer::{Answer, Call, Pacer, RateReport};
 use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::Step;
 use crate::error::Kind;
@@ -104,6 +105,8 @@ pub struct RollingResult {
     pub denied: Option<String>,
     /// Why no further batch was started, when the run stopped early.
     pub halted: Option<String>,
+    /// What GitHub's rate limits cost the whole run.
+    pub rate_limits: RateReport,
 }
 
 /// The clients a recreate talks to.
@@ -184,18 +187,22 @@ pub async fn run(
     let mut denied = None;
     let mut halted: Option<String> = None;
     let deadline = settings.timeout.map(|t| Instant::now() + t);
+    // One pacer for every batch and the replacement lookups: a rate-limit wait and a lowered
+    // pace carry over from one batch to the next.
+    let pacer = Arc::new(Pacer::new(settings.rate));
 
     // Skipped runners: the pipeline reports them without touching anything.
     let queued: HashSet<usize> = queue.iter().copied().collect();
     let skips: Vec<usize> = (0..n).filter(|i| !queued.contains(i)).collect();
     if !skips.is_empty() {
-        let r = pipeline::run(
+        let r = pipeline::run_paced(
             gh.clone(),
             k8s.clone(),
             skips.iter().map(|&i| steps[i].clone()).collect(),
             settings.clone(),
             events.clone(),
             interrupt.clone(),
+            Arc::clone(&pacer),
         )
         .await;
         for (&i, (_, o)) in skips.iter().zip(r.outcomes) {
@@ -263,13 +270,14 @@ pub async fn run(
         let tapped = tap(brx, events.clone());
         let mut s = settings.clone();
         s.timeout = remaining;
-        let r = pipeline::run(
+        let r = pipeline::run_paced(
             gh.clone(),
             k8s.clone(),
             take.iter().map(|&i| steps[i].clone()).collect(),
             s,
             btx,
             interrupt.clone(),
+            Arc::clone(&pacer),
         )
         .await;
         let t = tapped.await.unwrap_or_default();
@@ -303,7 +311,19 @@ pub async fn run(
             batches.push(record);
             continue;
         }
-        let waited = wait_ready(clients, &expected, &before, &mut taken, opts, &interrupt).await;
+        let gate = Gate {
+            pacer: &pacer,
+            events: &events,
+        };
+        let waited = wait_ready(
+            clients,
+            (&expected, &before),
+            &mut taken,
+            opts,
+            &interrupt,
+            gate,
+        )
+        .await;
         for ((i, e), found) in expected.iter().zip(waited.found) {
             let status = match found {
                 Some(rep) => {
@@ -381,6 +401,7 @@ pub async fn run(
         interrupted: interrupt.is_triggered(),
         denied,
         halted,
+        rate_limits: pacer.report(),
     }
 }
 
@@ -428,15 +449,51 @@ struct Waited {
     denied: Option<String>,
 }
 
+/// The run's pacer, which the replacement lookups pass like the pipeline's GitHub calls, and
+/// where a rate-limit wait they begin is told.
+#[derive(Clone, Copy)]
+struct Gate<'a> {
+    pacer: &'a Pacer,
+    events: &'a mpsc::UnboundedSender<Event>,
+}
+
+impl Gate<'_> {
+    /// Looks a runner up by name once the pacer lets a read go; `None` when Ctrl-C or
+    /// `until` came first (the lookup was not made).
+    async fn find(
+        self,
+        clients: &Clients,
+        name: &str,
+        until: Instant,
+        interrupt: &Interrupt,
+    ) -> Option<Result<Option<crate::github::Runner>, GhReadError>> {
+        let permit = tokio::select! {
+            p = self.pacer.enter(Call::Read) => p,
+            () = tokio::time::sleep_until(until) => return None,
+            () = interrupt.triggered() => return None,
+        };
+        let r = clients.github.find_runner_by_name(name).await;
+        let answer = match &r {
+            Ok(_) | Err(GhReadError::Denied(_)) => Answer::Accepted,
+            Err(GhReadError::RateLimited { limit, .. }) => Answer::Refused(*limit),
+            Err(GhReadError::Other(_)) => Answer::Lost,
+        };
+        if let Some(spell) = permit.finish(answer) {
+            let _ = self.events.send(Event::RateLimited(spell));
+        }
+        Some(r)
+    }
+}
+
 /// Polls pods and registrations until every expectation has a ready replacement, the ready
 /// timeout passes, or Ctrl-C.
 async fn wait_ready(
     clients: &Clients,
-    expected: &[(usize, Expectation)],
-    before: &BTreeSet<PodKey>,
+    (expected, before): (&[(usize, Expectation)], &BTreeSet<PodKey>),
     taken: &mut BTreeSet<PodKey>,
     opts: &Options,
     interrupt: &Interrupt,
+    gate: Gate<'_>,
 ) -> Waited {
     let mut w = Waited {
         found: vec![None; expected.len()],
@@ -470,9 +527,10 @@ async fn wait_ready(
                     .map(|p| p.name.clone())
                     .collect();
                 let mut found = futures::stream::iter(names)
-                    .map(|n| async move { clients.github.find_runner_by_name(&n).await })
+                    .map(|n| async move { gate.find(clients, &n, until, interrupt).await })
                     .buffer_unordered(LOOKUP_CONCURRENCY);
                 while let Some(r) = found.next().await {
+                    let Some(r) = r else { continue };
                     match r {
                         Ok(Some(reg)) => regs.push(reg),
                         Ok(None) => {}
@@ -480,7 +538,7 @@ async fn wait_ready(
                             w.denied = Some(crate::output::render_error(&e));
                             return w;
                         }
-                        Err(GhReadError::RateLimited { wait, error }) => {
+                        Err(GhReadError::RateLimited { wait, error, .. }) => {
                             nap = nap.max(wait);
                             w.last_error = Some(error.to_string());
                         }

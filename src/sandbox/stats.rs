@@ -16,7 +16,9 @@ pub struct Stats {
     pub github: BTreeMap<(String, String, u16), u64>,
     /// (method, path pattern, status) → count, for the fake Kubernetes API.
     pub kube: BTreeMap<(String, String, u16), u64>,
-    /// Requests the fake GitHub answered over its secondary rate limit.
+    /// Requests the fake GitHub refused over its primary or secondary rate limit, including
+    /// every request made while the client was limited (injected `github-403`/`github-429`
+    /// faults are not counted).
     pub rate_limit_violations: u64,
     /// Jobs assigned to a runner.
     pub jobs_started: u64,

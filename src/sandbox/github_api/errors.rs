@@ -91,8 +91,8 @@ pub(crate) fn primary_limit(request_id: &str) -> Response {
     )
 }
 
-/// 403 over the secondary limit, with `retry-after`.
-pub(crate) fn secondary_limit(retry_after: u64, request_id: &str) -> Response {
+/// 403 over the secondary limit, with `retry-after` when GitHub can say how long to wait.
+pub(crate) fn secondary_limit(retry_after: Option<u64>, request_id: &str) -> Response {
     let mut response = basic(
         StatusCode::FORBIDDEN,
         &format!(
@@ -102,9 +102,11 @@ pub(crate) fn secondary_limit(retry_after: u64, request_id: &str) -> Response {
         ),
         SECONDARY_DOCS,
     );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    if let Some(after) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(after));
+    }
     response
 }
 
@@ -117,7 +119,7 @@ pub(crate) fn injected_limit(
     request_id: &str,
 ) -> Response {
     let mut response = match retry_after {
-        Some(after) => secondary_limit(after, request_id),
+        Some(after) => secondary_limit(Some(after), request_id),
         None => primary_limit(request_id),
     };
     *response.status_mut() = status;

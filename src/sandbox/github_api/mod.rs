@@ -33,14 +33,21 @@
 //!    exceeded…" with `x-ratelimit-remaining: 0`, counted in `stats.rate_limit_violations`.
 //! 5. `--secondary-limit N`: a sliding 60 s window of points (GET/HEAD 1, anything else 5). A
 //!    request that would take the window over `N` → 403 "You have exceeded a secondary rate
-//!    limit…" with `retry-after` = whole seconds until enough earlier points have left the
-//!    window. Rejected requests take no points, so a client that honours `retry-after` succeeds
-//!    next time, and one that paces itself never sees the 403. Requests that cost more than `N`
-//!    on their own get `retry-after: 60`. The window is one for all endpoints (GitHub counts
-//!    per endpoint; one window is stricter, never looser). GitHub's other secondary limit, at
-//!    most 100 requests in flight, applies too (`retry-after: 1`); a request is in flight
-//!    from admission until its answer leaves, or its client gives up. Both limits count in
-//!    `stats.rate_limit_violations`.
+//!    limit…" (GitHub's body and `documentation_url`) with `retry-after` = whole seconds until
+//!    enough earlier points have left the window; requests that cost more than `N` on their
+//!    own get `retry-after: 60`. A seeded share of these refusals (`--secondary-limit-silent`,
+//!    default 0.25, from its own generator so the world's stream is unchanged) carries no
+//!    `retry-after`, as GitHub sometimes answers. GitHub's other secondary limit, at most 100
+//!    requests in flight, applies too, always without `retry-after` (GitHub cannot know when a
+//!    slot frees); a request is in flight from admission until its answer leaves, or its
+//!    client gives up. A refusal *limits* the client: until its `retry-after`, or for 60 s
+//!    when it named none (GitHub's guidance: wait at least a minute). Every request made
+//!    while limited is refused the same way (with `retry-after` = what is left of the wait
+//!    when the first refusal named one) and does not lengthen the wait. Refused requests take
+//!    no points, so a client that honours the wait succeeds next time, and one that paces
+//!    itself never sees the 403. The window is one for all endpoints (GitHub counts per
+//!    endpoint; one window is stricter, never looser). Every refusal counts in
+//!    `stats.rate_limit_violations` ("refused requests"), the first one of a spell included.
 //! 6. Faults (seeded, from [`World::fault`](crate::sandbox::world::World::fault)), drawn in
 //!    this order:
 //!    - `github-403`, `github-429`: a rate-limit refusal with that status, not performed: by a
@@ -141,11 +148,15 @@ pub fn router_with_clock(world: SharedWorld, clock: Arc<dyn Clock>) -> axum::Rou
         known.learn(&w);
         (w.options.clone(), known)
     };
-    let secondary = options.secondary_limit;
+    let limits = rate_limit::Limits::new(
+        options.secondary_limit,
+        options.secondary_limit_silent,
+        options.seed,
+    );
     let app = app::App::from_options(&options);
     let api = Api {
         world,
-        limits: Arc::new(Mutex::new(rate_limit::Limits::new(secondary))),
+        limits: Arc::new(Mutex::new(limits)),
         clock,
         app,
         app_tokens: Arc::new(Mutex::new(app::Tokens::default())),
