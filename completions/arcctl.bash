@@ -563,7 +563,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__sandbox)
-            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --fault --secondary-limit --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
+            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --job-lag --log-noise --fault --secondary-limit --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -610,6 +610,14 @@ _arcctl() {
                     return 0
                     ;;
                 --controller-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --job-lag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-noise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -183,6 +183,8 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --latency 'Added to every API response'
             cand --list-cache 'How stale `busy` may be in runner lists (GitHub caches lists for up to ~60s)'
             cand --controller-delay 'Extra time the ARC-like controller takes to start each new runner pod (Pending to Running and online): slow or, with a long value, hold back replacements, e.g. to rehearse `recreate --ready-timeout`'
+            cand --job-lag 'How late a job''s traces appear: when GitHub assigns a job (the registration is busy at once), the runner''s `Running job: NAME` log line appears a random delay up to DUR later, and the EphemeralRunner''s `status.jobId` (what ARC''s listener patches in) up to 2×DUR later, each drawn from the seed'
+            cand --log-noise 'dockerd lines per second in every runner container''s log while a job runs, as a dind runner image writes them (`time="…" level=info msg="…"`), and one every few seconds while idle; legacy pods then run `summerwind/actions-runner-dind` (dockerd in the runner container, no docker sidecar)'
             cand --fault 'Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout, github-403, github-429 (rate-limit answers, with retry-after or x-ratelimit-reset), kube-5xx, kube-timeout, unsafe-204'
             cand --secondary-limit 'GitHub secondary rate limit in points per minute (GET 1, DELETE 5); over it: 403 with retry-after'
             cand --forbid-namespace 'Answer 403 Forbidden to every request in this namespace, as RBAC would (repeatable)'
