@@ -11,9 +11,15 @@
 //! - RunnerSets: a deleted pod is recreated as `<sts>-0` and registers anew (new id);
 //! - owners cascade to their dependents, as Kubernetes' garbage collector does.
 //!
-//! Reactions run synchronously inside the world's lock; only a pod's start-up (Pending →
-//! Running, registration online) and the reaping of a finished runner are scheduled for later
-//! ([`crate::sandbox::world::Timing`]).
+//! The runner process is modelled too: an idle runner whose registration is deleted notices at
+//! its next message poll, logs actions/runner's registration-deleted line and exits (exit code
+//! 0 by default, as `run.sh` ends after the listener's terminated error); ARC then treats it as
+//! any terminated runner container (`reference/arc.md` §1.8, §2.5).
+//!
+//! Reactions run synchronously inside the world's lock; a pod's start-up (Pending → Running,
+//! registration online), the reaping of an exited runner, a runner noticing its registration
+//! gone and exiting, and lagging job traces (`--job-lag`) are scheduled for later
+//! ([`crate::sandbox::world::Timing`]), as [`Pending`] work that settling waits for.
 
 use std::time::Instant;
 
