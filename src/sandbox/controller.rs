@@ -147,8 +147,7 @@ impl World {
         }
         let uid = slot.pod_uid.clone();
         let (min, max) = (self.timing.notice_min, self.timing.notice_max);
-        let span = max.saturating_sub(min).as_millis() as u64;
-        let after = min + std::time::Duration::from_millis(self.draw(0..span.saturating_add(1)));
+        let after = min + self.draw_delay(max.saturating_sub(min));
         let due = self.now() + after;
         self.schedule(due, Action::Notice, &key.0, name, &uid);
     }

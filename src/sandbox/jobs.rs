@@ -248,11 +248,7 @@ impl World {
         let (log_after, record_after) = if lag.is_zero() || !self.backdate.is_zero() {
             (Duration::ZERO, Duration::ZERO)
         } else {
-            let ms = lag.as_millis() as u64;
-            (
-                Duration::from_millis(self.draw(0..ms + 1)),
-                Duration::from_millis(self.draw(0..2 * ms + 1)),
-            )
+            (self.draw_delay(lag), self.draw_delay(lag * 2))
         };
         if log_after.is_zero() {
             self.log_job_start(id, &slot.pod_uid);

@@ -209,6 +209,10 @@ pub struct World {
     /// The origin of the controller work running now (see `controller::Pending::origin`).
     pub(crate) cause: Option<Instant>,
     rng: ChaCha8Rng,
+    /// Draws of the runner-process model (`--job-lag` delays, when an idle runner notices its
+    /// registration gone), apart from `rng` so that they never shift the draws of a seed's
+    /// world, traffic and faults.
+    runner_rng: ChaCha8Rng,
     /// The latest instant [`World::tick`] was driven to.
     clock: Instant,
     /// Wall-clock time at `started`, for timestamps in logs and objects.
@@ -256,6 +260,7 @@ impl World {
             backdate: Duration::ZERO,
             cause: None,
             rng,
+            runner_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7275_6e6e_6572_2121),
             clock: now,
             wall_start: jiff::Timestamp::now(),
             pools: BTreeMap::new(),
@@ -369,6 +374,12 @@ impl World {
         } else {
             self.rng.random_range(range)
         }
+    }
+
+    /// A delay drawn uniformly from `0..=max`, from the runner-process model's own stream.
+    pub(crate) fn draw_delay(&mut self, max: Duration) -> Duration {
+        let ms = u64::try_from(max.as_millis()).unwrap_or(u64::MAX);
+        Duration::from_millis(self.runner_rng.random_range(0..=ms))
     }
 
     /// A uniformly drawn float in `[0, 1)`.
