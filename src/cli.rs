@@ -401,6 +401,18 @@ pub struct SandboxArgs {
     /// log answers 400 "is waiting to start".
     #[arg(long, default_value_t = 0.0, value_name = "FRACTION", value_parser = parse_fraction)]
     pub pending: f64,
+    /// How late a job's traces appear: when GitHub assigns a job (the registration is busy at
+    /// once), the runner's `Running job: NAME` log line appears a random delay up to DUR later,
+    /// and the EphemeralRunner's `status.jobId` (what ARC's listener patches in) up to 2×DUR
+    /// later, each drawn from the seed.
+    #[arg(long, default_value = "0s", value_name = "DUR", value_parser = parse_duration)]
+    pub job_lag: std::time::Duration,
+    /// dockerd lines per second in every runner container's log while a job runs, as a dind
+    /// runner image writes them (`time="…" level=info msg="…"`), and one every few seconds
+    /// while idle; legacy pods then run `summerwind/actions-runner-dind` (dockerd in the runner
+    /// container, no docker sidecar).
+    #[arg(long, default_value_t = 0, value_name = "LINES_PER_SECOND")]
+    pub log_noise: u32,
     /// Inject a fault with probability P (repeatable): github-5xx, github-reset, github-timeout,
     /// github-403, github-429 (rate-limit answers, with retry-after or x-ratelimit-reset),
     /// kube-5xx, kube-timeout, unsafe-204.

@@ -1262,3 +1262,399 @@ fn replacements_wait_too() {
             .all(|p| p["status"]["phase"] == "Running")
     );
 }
+/// For each of `names` and each of `checks`, the instant (seconds after `t0`, stepping by `dt`
+/// up to `until`) at which the check first holds.
+#[allow(clippy::type_complexity)]
+fn first_seen(
+    w: &mut World,
+    t0: Instant,
+    names: &[String],
+    dt: f64,
+    until: f64,
+    checks: &[&dyn Fn(&World, &str) -> bool],
+) -> Vec<Vec<Option<f64>>> {
+    let mut at = vec![vec![None; names.len()]; checks.len()];
+    let mut t = 0.0;
+    while t <= until {
+        step(w, t0, t);
+        for (c, check) in checks.iter().enumerate() {
+            for (i, n) in names.iter().enumerate() {
+                if at[c][i].is_none() && check(w, n) {
+                    at[c][i] = Some(t);
+                }
+            }
+        }
+        t += dt;
+    }
+    at
+}
+
+fn job_of(pod: &str) -> String {
+    format!("job-{pod}")
+}
+
+fn logged_start(w: &World, pod: &str) -> bool {
+    w.store
+        .log(NS, pod, "runner")
+        .iter()
+        .any(|l| l.ends_with(&format!("Running job: {}", job_of(pod))))
+}
+
+fn recorded_job(w: &World, pod: &str) -> bool {
+    w.store
+        .get(EPHEMERAL_RUNNERS, Some(NS), pod)
+        .is_some_and(|er| er["status"]["jobDisplayName"] == json!(job_of(pod)))
+}
+
+#[test]
+fn lagged_job_traces_appear_within_their_bounds_and_not_before() {
+    let mut w = world(&[
+        "--runners",
+        "24",
+        "--job-lag",
+        "3s",
+        "--job-duration",
+        "600s",
+        "--seed",
+        "5",
+    ]);
+    let t0 = w.now();
+    let pods: Vec<String> = names(&w, PODS).into_iter().collect();
+    for pod in &pods {
+        assert!(w.start_job_on(NS, pod, &job_of(pod), Duration::from_secs(600)));
+    }
+    // GitHub sees every runner busy at once: GET by id and DELETE answer from this.
+    assert_eq!(busy_names(&w).len(), pods.len());
+    let seen = first_seen(&mut w, t0, &pods, 0.1, 8.0, &[&logged_start, &recorded_job]);
+    let (logs, records) = (seen[0].clone(), seen[1].clone());
+    // Every trace appears, the log line within 3 s and the job fields within 6 s (plus one
+    // step of the loop).
+    let logs: Vec<f64> = logs.into_iter().map(|t| t.expect("logged")).collect();
+    let records: Vec<f64> = records.into_iter().map(|t| t.expect("recorded")).collect();
+    assert!(logs.iter().all(|t| *t <= 3.1), "{logs:?}");
+    assert!(records.iter().all(|t| *t <= 6.1), "{records:?}");
+    // ... and they lag: most appear well after the assignment, the fields later than the line.
+    assert!(logs.iter().filter(|t| **t >= 0.5).count() >= 12, "{logs:?}");
+    assert!(
+        records.iter().filter(|t| **t > 3.1).count() >= 6,
+        "{records:?}"
+    );
+    // Independent draws: the line does not always come first.
+    assert!(
+        logs.iter().zip(&records).any(|(l, r)| r < l),
+        "{logs:?} {records:?}"
+    );
+    // Without --job-lag, both at once (today's world).
+    let mut w = world(&["--runners", "3", "--job-duration", "600s"]);
+    for pod in names(&w, PODS) {
+        assert!(w.start_job_on(NS, &pod, &job_of(&pod), Duration::from_secs(600)));
+        assert!(logged_start(&w, &pod) && recorded_job(&w, &pod));
+    }
+}
+
+#[test]
+fn a_job_that_ends_before_its_traces_logs_its_start_first_and_is_never_recorded() {
+    for mode in ["scale-set", "legacy"] {
+        let mut w = world(&["--runners", "12", "--job-lag", "10s", "--mode", mode]);
+        let t0 = w.now();
+        let pods: Vec<String> = names(&w, PODS).into_iter().collect();
+        for pod in &pods {
+            assert!(w.start_job_on(NS, pod, &job_of(pod), Duration::from_secs(1)));
+        }
+        step(&mut w, t0, 1.2);
+        // Each job completed; its runner printed `Running job:` before the completion line.
+        for pod in &pods {
+            let log = w.store.log(NS, pod, "runner");
+            let start = log
+                .iter()
+                .position(|l| l.ends_with(&format!("Running job: {}", job_of(pod))));
+            let done = log
+                .iter()
+                .position(|l| l.contains(&format!("Job {} completed", job_of(pod))));
+            assert!(
+                matches!((start, done), (Some(s), Some(d)) if s < d),
+                "{mode}: {log:?}"
+            );
+            assert_eq!(log.iter().filter(|l| l.contains("Running job:")).count(), 1);
+        }
+        if mode == "scale-set" {
+            // Only jobs whose fields came within the second were recorded; none is recorded
+            // after its job ended, while the finished EphemeralRunners still exist.
+            let recorded = pods.iter().filter(|p| recorded_job(&w, p)).count();
+            assert!(recorded < pods.len() / 2, "{recorded}");
+            step(&mut w, t0, 1.45);
+            assert!(
+                pods.iter()
+                    .all(|p| w.store.get(EPHEMERAL_RUNNERS, Some(NS), p).is_some())
+            );
+            assert_eq!(
+                pods.iter().filter(|p| recorded_job(&w, p)).count(),
+                recorded
+            );
+        }
+        // Later, no replacement carries a finished job's fields.
+        step(&mut w, t0, 25.0);
+        for er in list(&w, EPHEMERAL_RUNNERS) {
+            assert!(er["status"]["jobId"].is_null(), "{er:#}");
+        }
+        let r = w.report();
+        assert_eq!((r.jobs.completed, r.jobs.killed), (12, 0), "{mode}");
+    }
+}
+
+/// Kubelet timestamps of the runner log's dockerd lines stamped in `[from, to)`.
+fn noise_between(w: &World, pod: &str, from: jiff::Timestamp, to: jiff::Timestamp) -> usize {
+    w.log_view(NS, pod, "runner")
+        .entries(Some(from))
+        .iter()
+        .filter(|e| e.line.starts_with("time=\""))
+        .filter(|e| e.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < to))
+        .count()
+}
+
+#[test]
+fn log_noise_comes_at_its_rate_while_a_job_runs_and_sparsely_while_idle() {
+    let mut w = world(&[
+        "--runners",
+        "6",
+        "--mode",
+        "mixed",
+        "--log-noise",
+        "40",
+        "--job-duration",
+        "600s",
+    ]);
+    let t0 = w.now();
+    let pods: Vec<String> = names(&w, PODS).into_iter().collect();
+    let (busy, idle) = (pods[0].clone(), pods[1].clone());
+    assert!(w.start_job_on(NS, &busy, "build-1", Duration::from_secs(600)));
+    let assigned = w.wall_now();
+    step(&mut w, t0, 62.0);
+    // The whole seconds inside the job: exactly 40 lines each.
+    let first = jiff::Timestamp::from_second(assigned.as_second() + 1).unwrap();
+    let sixty = first + jiff::SignedDuration::from_secs(60);
+    assert_eq!(noise_between(&w, &busy, first, sixty), 60 * 40);
+    // Idle: about one line every four seconds.
+    let idle_lines = noise_between(&w, &idle, first, sixty);
+    assert!((5..=35).contains(&idle_lines), "{idle_lines}");
+    // The runner's own lines are still there, in time order with the noise.
+    let all = w.log_view(NS, &busy, "runner").entries(None);
+    assert!(all.iter().any(|e| e.line.ends_with("Running job: build-1")));
+    let times: Vec<jiff::Timestamp> = all.iter().map(|e| e.time.parse().unwrap()).collect();
+    assert!(times.windows(2).all(|p| p[0] <= p[1]));
+    // Legacy pods run the dind image: dockerd in the runner container, no docker sidecar.
+    for pod in list(&w, PODS) {
+        let containers = pod["spec"]["containers"].as_array().unwrap();
+        if pod["metadata"]["labels"]["actions-ephemeral-runner"].is_null() {
+            assert_eq!(containers.len(), 1, "{pod:#}");
+            assert_eq!(
+                containers[0]["image"],
+                "summerwind/actions-runner-dind:latest"
+            );
+        }
+    }
+    // Without --log-noise, the log is only the runner's lines.
+    let w = world(&["--runners", "2", "--busy", "1"]);
+    for pod in names(&w, PODS) {
+        let view = w.log_view(NS, &pod, "runner").entries(None);
+        assert_eq!(view.len(), w.store.log(NS, &pod, "runner").len());
+    }
+}
+
+#[test]
+fn noisy_log_reads_from_any_instant_agree_with_the_whole_log() {
+    let mut w = world(&[
+        "--runners",
+        "2",
+        "--log-noise",
+        "40",
+        "--job-duration",
+        "600s",
+    ]);
+    let t0 = w.now();
+    let pod = names(&w, PODS).into_iter().next().unwrap();
+    step(&mut w, t0, 3.0);
+    assert!(w.start_job_on(NS, &pod, "e2e-9", Duration::from_secs(600)));
+    step(&mut w, t0, 20.0);
+    let view = w.log_view(NS, &pod, "runner");
+    let all = view.entries(None);
+    assert!(all.len() > 600, "{}", all.len());
+    let job_line = all
+        .iter()
+        .position(|e| e.line.ends_with("Running job: e2e-9"))
+        .expect("the job line is in the log");
+    // Reading from any instant gives exactly the suffix of the whole log from there.
+    for e in [&all[job_line], &all[job_line + 100], &all[all.len() - 1]] {
+        let since: jiff::Timestamp = e.time.parse().unwrap();
+        let from = view.entries(Some(since));
+        let suffix: Vec<_> = all
+            .iter()
+            .filter(|x| x.time.parse::<jiff::Timestamp>().unwrap() >= since)
+            .cloned()
+            .collect();
+        assert_eq!(from, suffix);
+    }
+    // A later read only adds lines after the earlier end.
+    step(&mut w, t0, 21.0);
+    let later = w.log_view(NS, &pod, "runner").entries(None);
+    assert_eq!(later[..all.len()], all[..]);
+    assert!(later.len() > all.len());
+}
+
+/// The state of the runner container of `pod`: `running`, `terminated` or `gone`.
+fn runner_container(w: &World, pod: &str, uid: &Value) -> (String, Value) {
+    match w
+        .store
+        .get(PODS, Some(NS), pod)
+        .filter(|p| &p["metadata"]["uid"] == uid)
+    {
+        None => ("gone".into(), Value::Null),
+        Some(p) => {
+            let state = &p["status"]["containerStatuses"][0]["state"];
+            let which = ["running", "terminated", "waiting"]
+                .into_iter()
+                .find(|k| state[*k].is_object())
+                .unwrap_or("none");
+            (which.to_owned(), p["status"].clone())
+        }
+    }
+}
+
+#[test]
+fn an_idle_runner_notices_its_deleted_registration_and_exits() {
+    for mode in ["scale-set", "legacy"] {
+        let mut w = world(&["--runners", "4", "--mode", mode, "--seed", "9"]);
+        let t0 = w.now();
+        let reg = w.registrations.values().next().unwrap().clone();
+        let uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
+        assert_eq!(w.unregister(reg.id), Unregister::Removed);
+        // Work the runner will do on its own: settling waits for it.
+        assert!(!w.settled_since(w.now()), "{mode}");
+        let noticed = |w: &World| {
+            w.store
+                .log(NS, &reg.name, "runner")
+                .iter()
+                .any(|l| l.contains("The runner registration has been deleted from the server"))
+        };
+        let mut notice_at = None;
+        let mut exit_at = None;
+        let mut t = 0.0;
+        while t <= 20.0 && exit_at.is_none() {
+            step(&mut w, t0, t);
+            if notice_at.is_none() && noticed(&w) {
+                notice_at = Some(t);
+            }
+            let (state, status) = runner_container(&w, &reg.name, &uid);
+            if state == "terminated" {
+                exit_at = Some(t);
+                let cs = &status["containerStatuses"][0]["state"]["terminated"];
+                assert_eq!(
+                    (cs["exitCode"].as_i64(), cs["reason"].as_str()),
+                    (Some(0), Some("Completed")),
+                    "{mode}: run.sh exits 0 after the listener's terminated error"
+                );
+                assert_eq!(status["phase"], "Succeeded");
+            } else {
+                assert_eq!(state, "running", "{mode} at {t}");
+            }
+            t += 0.1;
+        }
+        let (notice_at, exit_at) = (notice_at.expect("noticed"), exit_at.expect("exited"));
+        assert!((1.0..=10.1).contains(&notice_at), "{mode}: {notice_at}");
+        assert!(exit_at - notice_at >= 4.9, "{mode}: {notice_at} {exit_at}");
+        let log = w.store.log(NS, &reg.name, "runner").join("\n");
+        assert!(
+            log.contains("Exit runner after it exited with return code '0'"),
+            "{log}"
+        );
+        // ARC replaces the finished runner; nothing is left stuck.
+        step(&mut w, t0, exit_at + 3.0);
+        assert_eq!(runner_container(&w, &reg.name, &uid).0, "gone", "{mode}");
+        let r = w.report();
+        assert_eq!(
+            (r.runners.stuck, r.runners.registered, r.runners.pods),
+            (0, 4, 4),
+            "{mode}"
+        );
+        assert!(w.is_settled());
+    }
+}
+
+#[test]
+fn a_runner_unregistered_while_its_job_runs_never_notices() {
+    let mut w = world(&[
+        "--runners",
+        "2",
+        "--job-rate",
+        "50",
+        "--fault",
+        "unsafe-204=1",
+        "--job-duration",
+        "600s",
+    ]);
+    let t0 = w.now();
+    step(&mut w, t0, 0.5);
+    let reg = w.registrations.values().find(|r| r.busy).unwrap().clone();
+    let uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
+    assert_eq!(w.unregister(reg.id), Unregister::Removed);
+    step(&mut w, t0, 30.0);
+    let log = w.store.log(NS, &reg.name, "runner").join("\n");
+    assert!(!log.contains("registration has been deleted"), "{log}");
+    assert_eq!(runner_container(&w, &reg.name, &uid).0, "running");
+    let r = w.report();
+    assert_eq!(
+        (r.jobs.running, r.runners.stuck),
+        (2, 0),
+        "running a job is not stuck"
+    );
+}
+
+#[test]
+fn an_unregistered_runner_left_running_idle_is_stuck() {
+    for mode in ["scale-set", "legacy"] {
+        let mut w = world(&["--runners", "3", "--mode", mode]);
+        // A runner that never notices (its poll outlives the run).
+        w.timing.notice_min = Duration::from_secs(3600);
+        w.timing.notice_max = Duration::from_secs(3600);
+        let t0 = w.now();
+        let reg = w.registrations.values().next().unwrap().clone();
+        assert_eq!(w.report().runners.stuck, 0);
+        assert_eq!(w.unregister(reg.id), Unregister::Removed);
+        step(&mut w, t0, 5.0);
+        assert_eq!(w.report().runners.stuck, 1, "{mode}");
+        // Deleting its pod (what a drain does next) clears it.
+        let owner = if mode == "scale-set" {
+            EPHEMERAL_RUNNERS
+        } else {
+            PODS
+        };
+        delete(&mut w, owner, &reg.name);
+        step(&mut w, t0, 10.0);
+        let r = w.report();
+        assert_eq!((r.runners.stuck, r.runners.pods), (0, 3), "{mode}");
+    }
+}
+
+#[test]
+fn a_non_zero_exit_makes_arc_recreate_a_scale_set_pod_as_a_zombie() {
+    let mut w = world(&["--runners", "3"]);
+    w.timing.notice_exit_code = 1;
+    let t0 = w.now();
+    let reg = w.registrations.values().next().unwrap().clone();
+    let uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
+    assert_eq!(w.unregister(reg.id), Unregister::Removed);
+    step(&mut w, t0, 20.0);
+    // The pod was deleted as failed and recreated under its name, bound to the dead
+    // registration: stuck until its EphemeralRunner is deleted.
+    let pod = w.store.get(PODS, Some(NS), &reg.name).expect("recreated");
+    assert_ne!(pod["metadata"]["uid"], uid);
+    let er = w.store.get(EPHEMERAL_RUNNERS, Some(NS), &reg.name).unwrap();
+    assert!(
+        er["status"]["failures"][uid.as_str().unwrap()].is_string(),
+        "{er:#}"
+    );
+    assert_eq!(w.report().runners.stuck, 1);
+    delete(&mut w, EPHEMERAL_RUNNERS, &reg.name);
+    step(&mut w, t0, 25.0);
+    assert_eq!(w.report().runners.stuck, 0);
+}

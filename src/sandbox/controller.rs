@@ -22,9 +22,16 @@
 //! `ImagePullBackOff`). A scale-set runner is registered (offline) all that time; a legacy one
 //! registers only when its container starts.
 //!
+//! The runner process is modelled too: an idle runner whose registration is deleted notices at
+//! its next message poll, logs actions/runner's registration-deleted line and exits (exit code
+//! 0 by default, as `run.sh` ends after the listener's terminated error); ARC then treats it as
+//! any terminated runner container (`reference/arc.md` §1.8, §2.5).
+//!
 //! Reactions run synchronously inside the world's lock; a pod's start-up (Pending → Running,
-//! registration online), its waiting reasons, the reaping of a finished runner and ARC's
-//! finalizer work are scheduled for later ([`crate::sandbox::world::Timing`]).
+//! registration online), its waiting reasons, the reaping of an exited runner, ARC's finalizer
+//! work, a runner noticing its registration gone and exiting, and lagging job traces
+//! (`--job-lag`) are scheduled for later ([`crate::sandbox::world::Timing`]), as [`Pending`]
+//! work that settling waits for.
 
 use std::time::{Duration, Instant};
 
@@ -86,12 +93,25 @@ pub(crate) enum Action {
     Start,
     /// The kubelet reports the pending pod's runner container waiting for this reason.
     Waiting(&'static str),
-    /// The runner exited after its job; ARC deletes it and replaces it.
+    /// The runner exited (after its job, or after its registration was deleted); ARC acts on
+    /// the terminated container.
     Reap,
     /// ARC's finalizer work on an object being deleted (`pod`/`uid` name the object): an
     /// EphemeralRunner, or a legacy pod with the runner-pod finalizer.
     Finalize(ResourceType),
+    /// `--job-lag`: the runner's worker starts and logs `Running job:` for this job.
+    LogJob(u64),
+    /// `--job-lag`: ARC's listener patches this job's fields onto the EphemeralRunner.
+    RecordJob(u64),
+    /// An idle runner's message poll finds its registration deleted.
+    Notice,
+    /// The runner that noticed exits; its container terminates.
+    Exit,
 }
+
+/// What actions/runner prints when its session cannot be created because the registration
+/// was deleted (`Runner.Listener`'s `MessageListener`).
+pub(crate) const REGISTRATION_DELETED: &str = "Failed to create a session. The runner registration has been deleted from the server, please re-configure.";
 
 fn meta_str<'a>(obj: &'a Value, key: &str) -> &'a str {
     obj["metadata"][key].as_str().unwrap_or_default()
@@ -112,10 +132,58 @@ impl World {
             .to_string()
     }
 
-    /// Appends a line to a runner container's log, stamped with the world's clock.
+    /// Appends a line to a runner container's log, stamped with the world's clock (kubelet
+    /// time and the runner's own stamp agree, also in a backdated, populated world).
     pub(crate) fn runner_log(&mut self, ns: &str, pod: &str, text: &str) {
-        let line = log_line(self.wall_now(), text);
-        self.store.append_log(ns, pod, "runner", line);
+        let at = self.wall_now();
+        self.store
+            .append_log_at(ns, pod, "runner", at, log_line(at, text));
+    }
+
+    /// Appends a line the runner's scripts (`run.sh`, dockerd) print, without the runner's stamp.
+    pub(crate) fn runner_log_raw(&mut self, ns: &str, pod: &str, line: String) {
+        let at = self.wall_now();
+        self.store.append_log_at(ns, pod, "runner", at, line);
+    }
+
+    /// Schedules controller work on pod `ns/pod` (uid `uid`) at `due`, in the chain of work
+    /// running now (or a new chain from now).
+    pub(crate) fn schedule(
+        &mut self,
+        due: Instant,
+        action: Action,
+        ns: &str,
+        pod: &str,
+        uid: &str,
+    ) {
+        let origin = self.cause.unwrap_or_else(|| self.now());
+        self.pending.push(Pending {
+            due,
+            action,
+            namespace: ns.to_owned(),
+            pod: pod.to_owned(),
+            uid: uid.to_owned(),
+            origin,
+            parked: false,
+            held: false,
+        });
+    }
+
+    /// After an API unregister: an idle, connected runner of that registration notices at its
+    /// next message poll (a runner running a job does not poll).
+    pub(crate) fn schedule_notice(&mut self, id: u64, name: &str) {
+        let key = (self.options.namespace.clone(), name.to_owned());
+        let Some(slot) = self.runners.get(&key) else {
+            return;
+        };
+        if slot.registration != Some(id) || slot.state != SlotState::Running || slot.job.is_some() {
+            return;
+        }
+        let uid = slot.pod_uid.clone();
+        let (min, max) = (self.timing.notice_min, self.timing.notice_max);
+        let after = min + self.draw_delay(max.saturating_sub(min));
+        let due = self.now() + after;
+        self.schedule(due, Action::Notice, &key.0, name, &uid);
     }
 
     /// Creates one more runner in `pool` if its replica set exists and wants more runners.
@@ -171,7 +239,7 @@ impl World {
                     .create_object(RUNNERS, Some(&ns), objects::runner(&pool, &org, &rrs))
                     .ok()?;
                 let name = meta_str(&runner, "name").to_owned();
-                let pod = objects::legacy_pod(&pool, &org, &runner);
+                let pod = objects::legacy_pod(&pool, &org, &runner, self.options.log_noise > 0);
                 self.create_runner_pod(&pool, pod, Owner::Runner(name), None, false)
             }
             PoolKind::RunnerSet => {
@@ -180,7 +248,7 @@ impl World {
                     .create_object(STATEFUL_SETS, Some(&ns), objects::stateful_set(&pool, &rs))
                     .ok()?;
                 let name = meta_str(&sts, "name").to_owned();
-                let pod = objects::stateful_set_pod(&pool, &org, &sts);
+                let pod = objects::stateful_set_pod(&pool, &org, &sts, self.options.log_noise > 0);
                 self.create_runner_pod(&pool, pod, Owner::StatefulSet(name), None, false)
             }
         }
@@ -364,6 +432,10 @@ impl World {
         if slot.pod_uid != p.uid {
             return;
         }
+        let idle = slot.state == SlotState::Running && slot.job.is_none();
+        let dead = slot
+            .registration
+            .is_none_or(|id| !self.registrations.contains_key(&id));
         match p.action {
             Action::Start if slot.state == SlotState::Starting => self.start_runner(p),
             Action::Waiting(reason) if slot.state == SlotState::Starting => {
@@ -374,7 +446,25 @@ impl World {
                     }
                 });
             }
-            Action::Reap if slot.state == SlotState::Exited => self.reap(&key),
+            Action::Reap if matches!(slot.state, SlotState::Exited | SlotState::Failed) => {
+                self.reap(&key);
+            }
+            Action::LogJob(job) => self.log_job_start(job, &p.uid),
+            Action::RecordJob(job) => self.record_job(job, &p.uid),
+            Action::Notice if idle && dead => {
+                // The poll fails; the listener cannot recreate its session and stops with a
+                // retryable error, which `run-helper.sh` re-launches after 5 s.
+                self.runner_log(&p.namespace, &p.pod, REGISTRATION_DELETED);
+                self.runner_log_raw(
+                    &p.namespace,
+                    &p.pod,
+                    "Runner listener exit with retryable error, re-launch runner in 5 seconds."
+                        .into(),
+                );
+                let due = self.now() + self.timing.exit_after_notice;
+                self.schedule(due, Action::Exit, &p.namespace, &p.pod, &p.uid);
+            }
+            Action::Exit if idle => self.exit_after_notice(&p.namespace, &p.pod),
             _ => {}
         }
     }
@@ -430,6 +520,27 @@ impl World {
             }
         };
         let connected = registration.is_some_and(|id| self.registrations.contains_key(&id));
+        if self.options.log_noise > 0 {
+            let started = self.wall_now();
+            self.lives.insert(
+                p.uid.clone(),
+                crate::sandbox::noise::ContainerLife::new(started),
+            );
+            if !matches!(slot.owner, Owner::EphemeralRunner(_)) {
+                // actions-runner-dind starts dockerd before the runner.
+                let at = crate::sandbox::store::rfc3339_nanos(started);
+                for msg in [
+                    "API listen on /var/run/docker.sock",
+                    "Daemon has completed initialization",
+                ] {
+                    self.runner_log_raw(
+                        &ns,
+                        &name,
+                        format!("time=\"{at}\" level=info msg=\"{msg}\""),
+                    );
+                }
+            }
+        }
         if let Some(slot) = self.runners.get_mut(&key) {
             slot.registration = registration;
             slot.state = if connected {
@@ -454,11 +565,7 @@ impl World {
                 runner: name.clone(),
             });
         } else {
-            self.runner_log(
-                &ns,
-                &name,
-                "Failed to create a session. The runner registration has been deleted from the server, please re-configure.",
-            );
+            self.runner_log(&ns, &name, REGISTRATION_DELETED);
             self.event(EventKind::RunnerStuck {
                 runner: name.clone(),
             });
@@ -491,6 +598,17 @@ impl World {
         };
         let ns = Some(key.0.as_str());
         let _ = match &slot.owner {
+            Owner::EphemeralRunner(er) if slot.state == SlotState::Failed => {
+                // `deletePodAsFailed`: the failure is recorded on the EphemeralRunner and the
+                // pod deleted; ARC recreates it with the same JIT config (`reference/arc.md`
+                // §2.5).
+                let at = self.k8s_now();
+                let uid = slot.pod_uid.clone();
+                let _ = self.store.modify(EPHEMERAL_RUNNERS, ns, er, |o| {
+                    store::merge(&mut o["status"], &json!({"failures": {uid: at}}));
+                });
+                self.delete_object(PODS, ns, &key.1, Some(&slot.pod_uid))
+            }
             Owner::EphemeralRunner(er) => self.delete_object(EPHEMERAL_RUNNERS, ns, er, None),
             Owner::Runner(r) => self.delete_object(RUNNERS, ns, r, None),
             Owner::StatefulSet(_) => self.delete_object(PODS, ns, &key.1, Some(&slot.pod_uid)),
@@ -499,29 +617,33 @@ impl World {
 
     /// Marks a runner as finished: its container exited 0, ARC reaps it after `Timing::reap`.
     pub(crate) fn runner_exited(&mut self, ns: &str, pod: &str) {
+        self.container_exited(ns, pod, 0);
+    }
+
+    /// The runner container terminated with `code`; ARC acts on it after `Timing::reap`.
+    fn container_exited(&mut self, ns: &str, pod: &str, code: i32) {
         let key = (ns.to_owned(), pod.to_owned());
         let Some(slot) = self.runners.get_mut(&key) else {
             return;
         };
-        slot.state = SlotState::Exited;
+        slot.state = if code == 0 {
+            SlotState::Exited
+        } else {
+            SlotState::Failed
+        };
         slot.job = None;
         let uid = slot.pod_uid.clone();
         let at = self.k8s_now();
+        let ended = self.wall_now();
+        if let Some(life) = self.lives.get_mut(&uid) {
+            life.job_ended(ended);
+            life.ended = Some(ended);
+        }
         let _ = self.store.modify(PODS, Some(ns), pod, |o| {
-            o["status"] = objects::succeeded_status(o, &at);
+            o["status"] = objects::terminated_status(o, &at, code);
         });
         let due = self.now() + self.timing.reap;
-        let origin = self.cause.unwrap_or_else(|| self.now());
-        self.pending.push(Pending {
-            due,
-            action: Action::Reap,
-            namespace: ns.to_owned(),
-            pod: pod.to_owned(),
-            uid,
-            origin,
-            parked: false,
-            held: false,
-        });
+        self.schedule(due, Action::Reap, ns, pod, &uid);
         // A runner whose EphemeralRunner is being deleted: the pod's change wakes ARC's
         // finalizer before its 30 s requeue.
         if let Some(Owner::EphemeralRunner(er)) = self.runners.get(&key).map(|s| s.owner.clone())
@@ -754,6 +876,29 @@ impl World {
         self.drop_finalizer(PODS, ns, name, uid, LEGACY_POD_FINALIZER);
     }
 
+    /// The runner that noticed its registration deleted exits: the re-launched listener cannot
+    /// create a session either (`Runner.Listener` returns 1, `run-helper.sh` exits 0).
+    fn exit_after_notice(&mut self, ns: &str, pod: &str) {
+        let code = self.timing.notice_exit_code;
+        self.runner_log_raw(
+            ns,
+            pod,
+            "Restart runner after it exited with return code '2'".into(),
+        );
+        self.runner_log(ns, pod, REGISTRATION_DELETED);
+        self.runner_log_raw(
+            ns,
+            pod,
+            "Runner listener exit with terminated error, stop the service, no retry needed.".into(),
+        );
+        self.runner_log_raw(
+            ns,
+            pod,
+            format!("Exit runner after it exited with return code '{code}'"),
+        );
+        self.container_exited(ns, pod, code);
+    }
+
     /// Removes a registration, if it still exists.
     fn remove_registration(&mut self, id: Option<u64>) {
         if let Some(id) = id {
@@ -853,6 +998,9 @@ impl World {
         let Some(slot) = self.runners.remove(&key) else {
             return;
         };
+        // Nothing more happens to this pod: its scheduled work and its noise go with it.
+        self.pending.retain(|p| p.uid != uid);
+        self.lives.remove(uid);
         // The runner process is gone: GitHub sees its registration (if any is left) offline.
         if let Some(reg) = slot
             .registration
@@ -914,7 +1062,9 @@ impl World {
                 };
                 if let Some(pool) = self.pools.get(&slot.pool).cloned() {
                     // The StatefulSet recreates `<sts>-0`; it registers anew at start.
-                    let pod = objects::stateful_set_pod(&pool, &self.options.org.clone(), &sts_obj);
+                    let dind = self.options.log_noise > 0;
+                    let pod =
+                        objects::stateful_set_pod(&pool, &self.options.org.clone(), &sts_obj, dind);
                     self.create_runner_pod(&pool, pod, slot.owner.clone(), None, false);
                 }
             }

@@ -5,12 +5,18 @@
 //! `Running job: NAME`, and a scale-set runner's EphemeralRunner gets the job fields the
 //! listener patches in. At its end the runner logs `Job NAME completed with result:
 //! Succeeded`, the ephemeral registration goes away and the container exits.
+//!
+//! With `--job-lag DUR` the registration is still busy at once, but the log line comes a drawn
+//! delay up to DUR later and the EphemeralRunner's fields up to 2×DUR later (controller work,
+//! so a stepped clock sees them on time). A job that ends first still logs `Running job:`
+//! before its completion line; its EphemeralRunner fields are then never written.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::sandbox::controller::Action;
 use crate::sandbox::runners::{Owner, SlotState};
 use crate::sandbox::stats::KilledJob;
 use crate::sandbox::store::{self, EPHEMERAL_RUNNERS, PODS};
@@ -31,6 +37,10 @@ pub(crate) struct Job {
     pub pod_uid: String,
     pub registration: u64,
     pub ends_at: Instant,
+    /// The runner has logged `Running job:` for it.
+    pub logged: bool,
+    /// ARC has recorded it on the EphemeralRunner (or there is none).
+    pub recorded: bool,
 }
 
 /// The dispatcher's state.
@@ -222,6 +232,7 @@ impl World {
         if let Some(s) = self.runners.get_mut(&key) {
             s.job = Some(id);
         }
+        let scale_set = matches!(slot.owner, Owner::EphemeralRunner(_));
         self.jobs.running.insert(
             id,
             Job {
@@ -231,25 +242,40 @@ impl World {
                 pod_uid: slot.pod_uid.clone(),
                 registration: reg_id,
                 ends_at: now + duration,
+                logged: false,
+                recorded: !scale_set,
             },
         );
         self.stats.jobs_started += 1;
-        self.runner_log(ns, pod, &format!("Running job: {name}"));
-        if let Owner::EphemeralRunner(er) = &slot.owner {
-            // What the listener patches in on JobStarted (`reference/arc.md` §2.4).
-            let org = self.options.org.clone();
-            let run = 9_000_000_000 + id * 7;
-            let status = json!({
-                "jobRequestId": id * 13,
-                "jobId": format!("{}", 40_000_000_000u64 + id),
-                "jobRepositoryName": format!("{org}/app"),
-                "workflowRunId": run,
-                "jobWorkflowRef": format!("{org}/app/.github/workflows/ci.yml@refs/heads/main"),
-                "jobDisplayName": name,
-            });
-            let _ = self.store.modify(EPHEMERAL_RUNNERS, Some(ns), er, |o| {
-                store::merge(&mut o["status"], &status);
-            });
+        let assigned = self.wall_now();
+        if let Some(life) = self.lives.get_mut(&slot.pod_uid) {
+            life.jobs.push((assigned, None));
+        }
+        // Traces lag the assignment (`--job-lag`), except for the jobs a populated world
+        // starts with: they were assigned long enough ago.
+        let lag = self.options.job_lag;
+        let (log_after, record_after) = if lag.is_zero() || !self.backdate.is_zero() {
+            (Duration::ZERO, Duration::ZERO)
+        } else {
+            (self.draw_delay(lag), self.draw_delay(lag * 2))
+        };
+        if log_after.is_zero() {
+            self.log_job_start(id, &slot.pod_uid);
+        } else {
+            self.schedule(now + log_after, Action::LogJob(id), ns, pod, &slot.pod_uid);
+        }
+        if scale_set {
+            if record_after.is_zero() {
+                self.record_job(id, &slot.pod_uid);
+            } else {
+                self.schedule(
+                    now + record_after,
+                    Action::RecordJob(id),
+                    ns,
+                    pod,
+                    &slot.pod_uid,
+                );
+            }
         }
         self.event(EventKind::JobStarted {
             job: name,
@@ -258,8 +284,64 @@ impl World {
         true
     }
 
+    /// The runner's worker starts job `id` on pod uid `uid`: `Running job: NAME`, once.
+    pub(crate) fn log_job_start(&mut self, id: u64, uid: &str) {
+        let Some(job) = self
+            .jobs
+            .running
+            .get_mut(&id)
+            .filter(|j| j.pod_uid == uid && !j.logged)
+        else {
+            return;
+        };
+        job.logged = true;
+        let (ns, pod, line) = (
+            job.namespace.clone(),
+            job.pod.clone(),
+            format!("Running job: {}", job.name),
+        );
+        self.runner_log(&ns, &pod, &line);
+    }
+
+    /// ARC's listener gets JobStarted for job `id` and patches the EphemeralRunner of pod uid
+    /// `uid` (`reference/arc.md` §2.4) — only while the job still runs on that pod.
+    pub(crate) fn record_job(&mut self, id: u64, uid: &str) {
+        let Some(job) = self
+            .jobs
+            .running
+            .get_mut(&id)
+            .filter(|j| j.pod_uid == uid && !j.recorded)
+        else {
+            return;
+        };
+        job.recorded = true;
+        let (ns, name) = (job.namespace.clone(), job.name.clone());
+        let key = (ns.clone(), job.pod.clone());
+        let Some(Owner::EphemeralRunner(er)) = self.runners.get(&key).map(|s| s.owner.clone())
+        else {
+            return;
+        };
+        let org = self.options.org.clone();
+        let run = 9_000_000_000 + id * 7;
+        let status = json!({
+            "jobRequestId": id * 13,
+            "jobId": format!("{}", 40_000_000_000u64 + id),
+            "jobRepositoryName": format!("{org}/app"),
+            "workflowRunId": run,
+            "jobWorkflowRef": format!("{org}/app/.github/workflows/ci.yml@refs/heads/main"),
+            "jobDisplayName": name,
+        });
+        let _ = self.store.modify(EPHEMERAL_RUNNERS, Some(&ns), &er, |o| {
+            store::merge(&mut o["status"], &status);
+        });
+    }
+
     /// A job ran to its end: the runner logs it, its ephemeral registration goes, it exits.
     fn complete_job(&mut self, id: u64) {
+        // The worker printed `Running job:` when it started, even if that lagged till now.
+        if let Some(uid) = self.jobs.running.get(&id).map(|j| j.pod_uid.clone()) {
+            self.log_job_start(id, &uid);
+        }
         let Some(job) = self.jobs.running.remove(&id) else {
             return;
         };

@@ -11,6 +11,7 @@ pub mod github_api;
 pub(crate) mod jobs;
 pub mod kube_api;
 pub mod kubeconfig;
+pub mod noise;
 pub(crate) mod objects;
 pub mod overview;
 pub mod populate;

@@ -232,6 +232,35 @@ pub(crate) fn runner(pool: &Pool, org: &str, rrs: &Value) -> Value {
     })
 }
 
+/// The runner container of a legacy pod: `summerwind/actions-runner` with a docker sidecar, or
+/// (`dind`) `summerwind/actions-runner-dind` running dockerd inside the runner container, whose
+/// lines then share the runner's log (`reference/arc.md` §8).
+fn legacy_containers(pool: &Pool, org: &str, name: &str, dind: bool) -> Value {
+    if dind {
+        let mut env = legacy_env(pool, org, name);
+        if let Some(vars) = env.as_array_mut() {
+            for v in vars.iter_mut() {
+                match v["name"].as_str() {
+                    Some("DOCKERD_IN_RUNNER") => v["value"] = json!("true"),
+                    Some("DOCKER_HOST") => v["value"] = json!("unix:///var/run/docker.sock"),
+                    _ => {}
+                }
+            }
+        }
+        let mut runner = runner_container(env, "summerwind/actions-runner-dind:latest");
+        runner["securityContext"] = json!({"privileged": true});
+        json!([runner])
+    } else {
+        json!([
+            runner_container(
+                legacy_env(pool, org, name),
+                "summerwind/actions-runner:latest"
+            ),
+            docker_container(),
+        ])
+    }
+}
+
 fn legacy_env(pool: &Pool, org: &str, name: &str) -> Value {
     json!([
         {"name": "RUNNER_ORG", "value": org},
@@ -259,7 +288,7 @@ fn docker_container() -> Value {
     })
 }
 
-pub(crate) fn legacy_pod(pool: &Pool, org: &str, runner: &Value) -> Value {
+pub(crate) fn legacy_pod(pool: &Pool, org: &str, runner: &Value, dind: bool) -> Value {
     let name = runner["metadata"]["name"].as_str().unwrap_or_default();
     json!({
         "metadata": {
@@ -276,10 +305,7 @@ pub(crate) fn legacy_pod(pool: &Pool, org: &str, runner: &Value) -> Value {
         },
         "spec": {
             "restartPolicy": "Never",
-            "containers": [
-                runner_container(legacy_env(pool, org, name), "summerwind/actions-runner:latest"),
-                docker_container(),
-            ],
+            "containers": legacy_containers(pool, org, name, dind),
         },
         "status": {"phase": "Pending"},
     })
@@ -319,7 +345,7 @@ pub(crate) fn stateful_set(pool: &Pool, rs: &Value) -> Value {
     })
 }
 
-pub(crate) fn stateful_set_pod(pool: &Pool, org: &str, sts: &Value) -> Value {
+pub(crate) fn stateful_set_pod(pool: &Pool, org: &str, sts: &Value, dind: bool) -> Value {
     let sts_name = sts["metadata"]["name"].as_str().unwrap_or_default();
     let name = format!("{sts_name}-0");
     json!({
@@ -341,10 +367,7 @@ pub(crate) fn stateful_set_pod(pool: &Pool, org: &str, sts: &Value) -> Value {
             "restartPolicy": "Never",
             "hostname": name,
             "subdomain": pool.name,
-            "containers": [
-                runner_container(legacy_env(pool, org, &name), "summerwind/actions-runner:latest"),
-                docker_container(),
-            ],
+            "containers": legacy_containers(pool, org, &name, dind),
         },
         "status": {"phase": "Pending"},
     })
@@ -446,17 +469,23 @@ pub(crate) fn set_runner_waiting(pod: &mut Value, reason: &str) {
     }
 }
 
-/// The status of a pod whose containers exited with code 0 at `at`.
-pub(crate) fn succeeded_status(pod: &Value, at: &str) -> Value {
+/// The status of a pod whose containers exited with `code` at `at` (`restartPolicy: Never`:
+/// 0 is Succeeded, anything else Failed).
+pub(crate) fn terminated_status(pod: &Value, at: &str, code: i32) -> Value {
     let mut status = pod["status"].clone();
-    status["phase"] = json!("Succeeded");
+    let (phase, reason) = if code == 0 {
+        ("Succeeded", "Completed")
+    } else {
+        ("Failed", "Error")
+    };
+    status["phase"] = json!(phase);
     if let Some(list) = status["containerStatuses"].as_array_mut() {
         for cs in list {
             let started = cs["state"]["running"]["startedAt"].clone();
             cs["ready"] = json!(false);
             cs["started"] = json!(false);
             cs["state"] = json!({"terminated": {
-                "exitCode": 0, "reason": "Completed", "startedAt": started, "finishedAt": at,
+                "exitCode": code, "reason": reason, "startedAt": started, "finishedAt": at,
             }});
         }
     }

@@ -49,10 +49,13 @@ pub struct RunnerCounts {
     pub pods: u64,
     /// Registrations with no pod of their name.
     pub dangling_registrations: u64,
-    /// Scale-set runner pods whose registration no longer exists when they start: pods ARC
-    /// recreated under their old name after the registration was removed, or fresh runners
-    /// unregistered before they connected (counted while still pending, unless their
-    /// EphemeralRunner is being deleted).
+    /// Runners left unable to take a job that nothing will replace: a runner whose
+    /// registration was deleted through the API while its pod and runner container run on with
+    /// no job (it would have exited had it noticed), and scale-set runner pods whose
+    /// registration no longer exists when they start (pods ARC recreated under their old name
+    /// after the registration was removed, or fresh runners unregistered before they
+    /// connected). Read after the world settled, a runner that is about to exit on its own is
+    /// not among them.
     pub stuck: u64,
 }
 
@@ -105,10 +108,10 @@ impl World {
             .into_iter()
             .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_owned))
             .collect();
-        // Stuck: a scale-set runner that found its registration gone when it started, or a
-        // pod bound to a registration that no longer exists and that will find it gone when it
-        // starts: ARC recreated it, or it is still pending (`--pending`) and nothing deletes
-        // its EphemeralRunner.
+        // Stuck: a scale-set runner that found its registration gone when it started; a pod
+        // bound to a registration that no longer exists and that will find it gone when it
+        // starts (ARC recreated it, or it is still pending and nothing deletes its
+        // EphemeralRunner); or a running runner with no job whose registration a client deleted.
         let stuck = self
             .runners
             .values()
@@ -118,9 +121,18 @@ impl World {
                     .is_none_or(|id| !self.registrations.contains_key(&id));
                 let scale_set = matches!(s.owner, Owner::EphemeralRunner(_));
                 let pending = scale_set && s.state == SlotState::Starting && !s.deleting;
+                let unregistered = s
+                    .registration
+                    .is_some_and(|id| self.unregistered.contains(&id));
+                let orphaned = s.state == SlotState::Running
+                    && s.job.is_none()
+                    && !s.deleting
+                    && unregistered
+                    && dead;
                 s.state == SlotState::Stuck
                     || (scale_set && s.recreated && dead)
                     || (pending && dead)
+                    || orphaned
             })
             .count();
         Report {

@@ -52,8 +52,11 @@ pub(crate) enum SlotState {
     Starting,
     /// Connected and listening (or running a job).
     Running,
-    /// Its job ended and the runner exited; ARC will reap it.
+    /// Its container exited 0 (its job ended, or it found its registration deleted); ARC
+    /// will reap it.
     Exited,
+    /// Its container exited non-zero without a job; ARC will delete the pod as failed.
+    Failed,
     /// A recreated scale-set pod whose registration no longer exists: it never connects.
     Stuck,
 }

@@ -39,8 +39,9 @@ use crate::sandbox::{github_api, kube_api, tls};
 
 /// How often the world's clock ticks.
 const TICK: Duration = Duration::from_millis(50);
-/// The longest [`Sandbox::settle`] waits.
-const SETTLE_MAX: Duration = Duration::from_secs(10);
+/// The longest [`Sandbox::settle`] waits: a runner unregistered at the end of a run may take
+/// 10 s to notice, 5 s to exit, then be reaped and replaced.
+const SETTLE_MAX: Duration = Duration::from_secs(30);
 
 /// A running sandbox. Its servers and clock stop when it is shut down or dropped.
 pub struct Sandbox {

@@ -10,7 +10,7 @@
 //! staleness, the `unsafe-204` window) reads that clock, so tests can step the world without
 //! sleeping.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,7 @@ use serde_json::Value;
 use crate::cli::{FaultKind, SandboxArgs};
 use crate::sandbox::controller::Pending;
 use crate::sandbox::jobs::Jobs;
+use crate::sandbox::noise::{self, ContainerLife, LogView, Noise};
 use crate::sandbox::runners::{Pool, RunnerSlot};
 use crate::sandbox::stats::Stats;
 use crate::sandbox::store::{DeleteOptions, Deletion, ResourceType, Store, StoreError};
@@ -114,6 +115,19 @@ pub struct Timing {
     /// ARC's requeue while the service says the runner's job still runs ("Runner is not
     /// finished yet, retrying in 30s"). Default 30 s.
     pub finalize_retry: Duration,
+    /// From an idle runner's registration being deleted to the runner noticing at its next
+    /// message poll, drawn from `notice_min..=notice_max` (`reference/arc.md` §8: seconds to a
+    /// minute). Default 1–10 s. A runner running a job does not poll: it never notices.
+    pub notice_min: Duration,
+    pub notice_max: Duration,
+    /// From the notice to the runner container's exit: `run-helper.sh` re-launches the listener
+    /// after a retryable error in 5 s, it fails to create a session again and exits. Default 5 s.
+    pub exit_after_notice: Duration,
+    /// The runner container's exit code then. Default 0: the listener returns its terminated
+    /// error (1) and actions/runner's `run-helper.sh` maps that to 0, so ARC sees a finished
+    /// runner and replaces it. Non-zero: ARC deletes a scale-set pod as failed and recreates it
+    /// with the same, dead registration (a zombie, counted stuck).
+    pub notice_exit_code: i32,
 }
 
 impl Default for Timing {
@@ -124,6 +138,10 @@ impl Default for Timing {
             unsafe_204_window: Duration::from_secs(1),
             finalize: Duration::from_millis(300),
             finalize_retry: Duration::from_secs(30),
+            notice_min: Duration::from_secs(1),
+            notice_max: Duration::from_secs(10),
+            exit_after_notice: Duration::from_secs(5),
+            notice_exit_code: 0,
         }
     }
 }
@@ -199,6 +217,10 @@ pub struct World {
     /// The origin of the controller work running now (see `controller::Pending::origin`).
     pub(crate) cause: Option<Instant>,
     rng: ChaCha8Rng,
+    /// Draws of the runner-process model (`--job-lag` delays, when an idle runner notices its
+    /// registration gone), apart from `rng` so that they never shift the draws of a seed's
+    /// world, traffic and faults.
+    runner_rng: ChaCha8Rng,
     /// The latest instant [`World::tick`] was driven to.
     clock: Instant,
     /// Wall-clock time at `started`, for timestamps in logs and objects.
@@ -208,8 +230,13 @@ pub struct World {
     /// The runner processes, by (namespace, pod name).
     pub(crate) runners: BTreeMap<(String, String), RunnerSlot>,
     pub(crate) jobs: Jobs,
-    /// Controller work scheduled for later (pod start-up, reaping finished runners).
+    /// Controller work scheduled for later (pod start-up, reaping finished runners, lagging job
+    /// traces, runners noticing their registration gone).
     pub(crate) pending: Vec<Pending>,
+    /// When each runner container ran and ran jobs, by pod uid (`--log-noise` only).
+    pub(crate) lives: BTreeMap<String, ContainerLife>,
+    /// Registrations removed through GitHub's DELETE (for the report's stuck runners).
+    pub(crate) unregistered: BTreeSet<u64>,
     next_runner_id: u64,
     label_ids: BTreeMap<String, u64>,
     events: VecDeque<WorldEvent>,
@@ -241,12 +268,15 @@ impl World {
             backdate: Duration::ZERO,
             cause: None,
             rng,
+            runner_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7275_6e6e_6572_2121),
             clock: now,
             wall_start: jiff::Timestamp::now(),
             pools: BTreeMap::new(),
             runners: BTreeMap::new(),
             jobs: Jobs::new(now),
             pending: Vec::new(),
+            lives: BTreeMap::new(),
+            unregistered: BTreeSet::new(),
             next_runner_id,
             label_ids: BTreeMap::new(),
             events: VecDeque::new(),
@@ -276,7 +306,7 @@ impl World {
     ///
     /// While the world is being populated, [`World::backdate`] moves it into the past, so a
     /// world starts with objects, pods and log lines of some age, as a running cluster has.
-    pub(crate) fn wall_now(&self) -> jiff::Timestamp {
+    pub fn wall_now(&self) -> jiff::Timestamp {
         let elapsed = self.now().saturating_duration_since(self.started);
         let elapsed = jiff::SignedDuration::try_from(elapsed).unwrap_or(jiff::SignedDuration::ZERO);
         let back =
@@ -352,6 +382,12 @@ impl World {
         } else {
             self.rng.random_range(range)
         }
+    }
+
+    /// A delay drawn uniformly from `0..=max`, from the runner-process model's own stream.
+    pub(crate) fn draw_delay(&mut self, max: Duration) -> Duration {
+        let ms = u64::try_from(max.as_millis()).unwrap_or(u64::MAX);
+        Duration::from_millis(self.runner_rng.random_range(0..=ms))
     }
 
     /// A uniformly drawn float in `[0, 1)`.
@@ -473,6 +509,7 @@ impl World {
             }
             self.stats.unsafe_204s += 1;
             self.registrations.remove(&id);
+            self.unregistered.insert(id);
             self.event(EventKind::Unregistered {
                 runner: name,
                 unsafe_204: true,
@@ -480,11 +517,35 @@ impl World {
             return Unregister::Removed;
         }
         self.registrations.remove(&id);
+        self.unregistered.insert(id);
+        self.schedule_notice(id, &name);
         self.event(EventKind::Unregistered {
             runner: name,
             unsafe_204: false,
         });
         Unregister::Removed
+    }
+
+    /// A container's log as a kubelet serves it: the lines written to it and, for a runner
+    /// container under `--log-noise`, its dockerd noise up to the world's clock. Cheap to take
+    /// under the lock; [`LogView::entries`] does the work outside it.
+    pub fn log_view(&self, ns: &str, pod: &str, container: &str) -> LogView {
+        let real = self.store.log_entries(ns, pod, container, 0);
+        let rate = self.options.log_noise;
+        let noise = (rate > 0 && container == "runner")
+            .then(|| self.store.get(crate::sandbox::store::PODS, Some(ns), pod))
+            .flatten()
+            .and_then(|p| p["metadata"]["uid"].as_str())
+            .and_then(|uid| {
+                let life = self.lives.get(uid)?.clone();
+                Some(Noise {
+                    seed: noise::seed(self.options.seed, uid),
+                    rate,
+                    life,
+                    until: self.wall_now(),
+                })
+            });
+        LogView { real, noise }
     }
 
     /// Records an event for readers of [`World::events_since`].

@@ -2,6 +2,9 @@
 //! `sinceSeconds`/`sinceTime`, `tailLines`, `timestamps`, `limitBytes`, `previous` and `follow`
 //! parameters, and the kubelet's 400 for a container that is waiting to start.
 //!
+//! The log is the world's [`crate::sandbox::noise::LogView`]: the lines written to the
+//! container and, under `--log-noise`, the runner's dockerd noise, synthesized per read.
+//!
 //! `follow=true` streams lines as the world appends them and ends when the pod goes away (or is
 //! replaced under the same name), at `limitBytes`, or after [`super::watch::DEFAULT_TIMEOUT`]:
 //! every stream stops by itself.
@@ -50,7 +53,8 @@ struct Options {
     follow: bool,
 }
 
-fn options(q: &Query) -> Result<Options, ApiError> {
+/// `now` is the world's clock (`sinceSeconds` counts back from it).
+fn options(q: &Query, now: jiff::Timestamp) -> Result<Options, ApiError> {
     let since_seconds = number(q, "sinceSeconds")?;
     let since_time = q.get("sinceTime");
     if since_seconds.is_some() && since_time.is_some() {
@@ -67,14 +71,18 @@ fn options(q: &Query) -> Result<Options, ApiError> {
         (Some(s), _) => {
             let secs = i64::try_from(s).unwrap_or(i64::MAX);
             Some(
-                jiff::Timestamp::now()
-                    .checked_sub(jiff::SignedDuration::from_secs(secs))
+                now.checked_sub(jiff::SignedDuration::from_secs(secs))
                     .unwrap_or(jiff::Timestamp::MIN),
             )
         }
-        (None, Some(t)) => Some(t.parse().map_err(|_| {
-            ApiError::bad_request(format!("sinceTime: Invalid value: {t:?}: not RFC 3339"))
-        })?),
+        (None, Some(t)) => {
+            let t: jiff::Timestamp = t.parse().map_err(|_| {
+                ApiError::bad_request(format!("sinceTime: Invalid value: {t:?}: not RFC 3339"))
+            })?;
+            // The API server hands `sinceTime` to the kubelet as RFC 3339 in whole seconds: a
+            // fraction is dropped, so the answer may start up to a second earlier.
+            Some(jiff::Timestamp::from_second(t.as_second()).unwrap_or(t))
+        }
         (None, None) => None,
     };
     Ok(Options {
@@ -169,8 +177,9 @@ pub(crate) fn logs(
     name: &str,
     q: &Query,
 ) -> Result<Response, ApiError> {
-    let opts = options(q)?;
-    let (container, uid, entries) = {
+    let now = world::lock(world).wall_now();
+    let opts = options(q, now)?;
+    let (container, uid, view) = {
         let w = world::lock(world);
         let pod = w
             .store
@@ -186,15 +195,16 @@ pub(crate) fn logs(
             )));
         }
         let uid = pod["metadata"]["uid"].clone();
-        let entries = w.store.log_entries(ns, name, &container, 0);
-        (container, uid, entries)
+        let view = w.log_view(ns, name, &container);
+        (container, uid, view)
     };
-    let seen = entries.len();
-    let since = opts.since;
-    let recent: Vec<LogEntry> = entries
-        .into_iter()
-        .filter(|e| since.is_none_or(|s| e.time.parse().is_ok_and(|t: jiff::Timestamp| t >= s)))
-        .collect();
+    // Runner noise is synthesized here, outside the world's lock.
+    let seen = if opts.follow {
+        view.entries(None).len()
+    } else {
+        0
+    };
+    let recent: Vec<LogEntry> = view.entries(opts.since);
     let skip = opts.tail.map_or(0, |t| recent.len().saturating_sub(t));
     let mut text = render(&recent[skip..], opts.timestamps);
     if let Some(limit) = opts.limit_bytes {
@@ -218,15 +228,16 @@ pub(crate) fn logs(
                 () = tx.closed() => return,
                 () = tokio::time::sleep(FOLLOW_POLL) => {}
             }
-            let new = {
+            let view = {
                 let w = world::lock(&world);
                 match w.store.get(PODS, Some(&ns), &name) {
                     Some(pod) if pod["metadata"]["uid"] == uid => {}
                     // The container is gone: a followed log ends, as when it terminates.
                     _ => return,
                 }
-                w.store.log_entries(&ns, &name, &container, seen)
+                w.log_view(&ns, &name, &container)
             };
+            let new: Vec<LogEntry> = view.entries(None).into_iter().skip(seen).collect();
             if new.is_empty() {
                 continue;
             }
