@@ -563,7 +563,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__sandbox)
-            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --pending --fault --secondary-limit --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
+            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --pending --job-lag --log-noise --fault --secondary-limit --secondary-limit-silent --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,11 +617,23 @@ _arcctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --job-lag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-noise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --fault)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --secondary-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secondary-limit-silent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
