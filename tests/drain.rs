@@ -493,8 +493,40 @@ async fn github_server_errors_and_resets_never_lead_to_a_blind_delete() {
 async fn kubernetes_server_errors_are_retried() {
     let sb = sandbox(&["--runners", "8", "--fault", "kube-5xx=0.3", "--seed", "5"]).await;
     let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(outcomes(&json(&run))["drained"].len(), 8);
+    let doc = json(&run);
+    let by = outcomes(&doc);
+    let drained = by.get("drained").map_or(0, Vec::len);
+    // A runner whose log reads kept failing after every retry is not proven idle: it is held
+    // (exit 3), never deleted. How many reads a run makes depends on timing, so which runner
+    // draws five 500s in a row does too; every other runner is drained through the retries.
+    let held: Vec<&serde_json::Value> = doc["runners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["outcome"] == "held")
+        .collect();
+    for h in &held {
+        assert!(
+            h["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("could not be read"),
+            "{h}"
+        );
+    }
+    assert_eq!(drained + held.len(), 8, "{}", run.stderr);
+    assert!(
+        drained >= 6,
+        "retries let most runners through: {}",
+        run.stderr
+    );
+    assert_eq!(
+        run.code,
+        if held.is_empty() { 0 } else { 3 },
+        "{}",
+        run.stderr
+    );
+    sb.settle().await;
     let r = sb.report();
     assert!(
         r.requests.kube.by_status.get("500").copied().unwrap_or(0) > 0,
