@@ -3,26 +3,17 @@
 //! TLS behind a private CA (`sandbox --tls`, `--ca-cert`).
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-
 use arcctl::context::Env;
 use arcctl::sandbox::Sandbox;
-use drain_support::*;
 
-const PRIVATE_KEY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/sandbox-app-test-key.pem"
-);
-const PUBLIC_KEY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/sandbox-app-test-key.pub.pem"
-);
+use crate::support::fixtures::{PRIVATE_KEY, PUBLIC_KEY, app_jwt};
+use crate::support::*;
 
 /// A sandbox that accepts App 4242's JWTs, with `extra` options.
-async fn app_sandbox(extra: &[&str]) -> Sandbox {
-    let mut words = vec!["--app-id", "4242", "--app-public-key", PUBLIC_KEY];
-    words.extend_from_slice(extra);
-    sandbox(&words).await
+async fn app_sandbox(extra: Vec<String>) -> Sandbox {
+    let mut words = args!("--app-id 4242 --app-public-key", PUBLIC_KEY);
+    words.extend(extra);
+    sandbox(words).await
 }
 
 /// What `arcctl sandbox --app-id …` hands its command, plus the App's private key, as the
@@ -33,10 +24,8 @@ fn app_env(sb: &Sandbox) -> Env {
     env
 }
 
-async fn run_with(env: Env, sb: &Sandbox, args: &[&str]) -> Run {
-    let mut inv = Invocation::new(sb);
-    inv.env = env;
-    inv.run(args).await
+async fn run_with(env: Env, args: Vec<String>) -> Run {
+    Invocation::with_env(env).run(args).await
 }
 
 fn github_statuses(sb: &Sandbox) -> std::collections::BTreeMap<String, u64> {
@@ -45,7 +34,7 @@ fn github_statuses(sb: &Sandbox) -> std::collections::BTreeMap<String, u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_app_sandbox_exports_the_app_and_no_token() {
-    let sb = app_sandbox(&["--runners", "2"]).await;
+    let sb = app_sandbox(args!("--runners 2")).await;
     let env: std::collections::BTreeMap<_, _> = sb.env().into_iter().collect();
     assert_eq!(env["ARCCTL_APP_ID"], "4242");
     assert_eq!(env["ARCCTL_INSTALLATION_ID"], "4242");
@@ -54,8 +43,8 @@ async fn an_app_sandbox_exports_the_app_and_no_token() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_works_as_a_github_app_without_any_token() {
-    let sb = app_sandbox(&["--runners", "5", "--busy", "0.4"]).await;
-    let run = run_with(app_env(&sb), &sb, &["list", "-A", "-o", "name"]).await;
+    let sb = app_sandbox(args!("--runners 5 --busy 0.4")).await;
+    let run = run_with(app_env(&sb), args!("list -A -o name")).await;
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.stdout.lines().count(), 5, "{}", run.stdout);
     let r = sb.report();
@@ -68,17 +57,17 @@ async fn list_works_as_a_github_app_without_any_token() {
     // Without --installation-id the App finds its installation on the org.
     let mut env = app_env(&sb);
     env.remove("ARCCTL_INSTALLATION_ID");
-    let run = run_with(env, &sb, &["list", "-A", "-o", "name"]).await;
+    let run = run_with(env, args!("list -A -o name")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(count(&sb.report(), true, "GET", "}/installation"), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_app_id_is_refused_with_exit_4_naming_the_app() {
-    let sb = app_sandbox(&["--runners", "1"]).await;
+    let sb = app_sandbox(args!("--runners 1")).await;
     let mut env = app_env(&sb);
     env.set("ARCCTL_APP_ID", "7");
-    let run = run_with(env, &sb, &["list", "-A"]).await;
+    let run = run_with(env, args!("list -A")).await;
     assert_eq!(run.code, 4, "{}", run.stderr);
     assert!(run.stderr.contains("GitHub App 7"), "{}", run.stderr);
 }
@@ -87,19 +76,11 @@ async fn a_wrong_app_id_is_refused_with_exit_4_naming_the_app() {
 async fn an_expired_installation_token_is_refused_by_the_sandbox() {
     use arcctl::sandbox::github_api::{ManualClock, router_with_clock};
     use std::time::Duration;
-    install_tls();
-    let args = arcctl::sandbox::options([
-        "--runners",
-        "1",
-        "--app-id",
-        "4242",
-        "--app-public-key",
-        PUBLIC_KEY,
-        "--app-token-lifetime",
-        "30s",
-    ])
-    .unwrap();
-    let world = arcctl::sandbox::world::World::populated(args).shared();
+    let world = populated(args!(
+        "--runners 1 --app-id 4242 --app-token-lifetime 30s --app-public-key",
+        PUBLIC_KEY
+    ))
+    .shared();
     let clock = std::sync::Arc::new(ManualClock::new(Duration::from_secs(1_800_000_000)));
     let app = router_with_clock(world, clock.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -107,14 +88,7 @@ async fn an_expired_installation_token_is_refused_by_the_sandbox() {
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
 
     let now = 1_800_000_000u64;
-    let key = jsonwebtoken::EncodingKey::from_rsa_pem(&std::fs::read(PRIVATE_KEY).unwrap())
-        .expect("RSA key");
-    let jwt = jsonwebtoken::encode(
-        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256),
-        &serde_json::json!({"iat": now - 60, "exp": now + 540, "iss": 4242}),
-        &key,
-    )
-    .unwrap();
+    let jwt = app_jwt(&serde_json::json!({"iat": now - 60, "exp": now + 540, "iss": 4242}));
     let client = reqwest::Client::builder()
         .user_agent("arcctl-test")
         .no_proxy()
@@ -150,39 +124,13 @@ async fn an_expired_installation_token_is_refused_by_the_sandbox() {
 async fn a_drain_that_outlives_several_installation_tokens_completes() {
     // Tokens live 2 s; busy runners' jobs take 3 s and `--wait` waits for them, so the drain
     // must renew its token in the middle of the run.
-    let sb = app_sandbox(&[
-        "--runners",
-        "4",
-        "--busy",
-        "0.5",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "3s",
-        "--app-token-lifetime",
-        "2s",
-    ])
+    let sb = app_sandbox(args!(
+        "--runners 4 --busy 0.5 --job-rate 0 --job-duration 3s --app-token-lifetime 2s"
+    ))
     .await;
     let run = run_with(
         app_env(&sb),
-        &sb,
-        &[
-            "drain",
-            "--all",
-            "-A",
-            "--yes",
-            "--wait",
-            "--timeout",
-            "60s",
-            "--confirm-window",
-            "2s",
-            "--poll-interval",
-            "100ms",
-            "--max-unregister-rate",
-            "0",
-            "-o",
-            "json",
-        ],
+        fast(args!("drain --all -A --yes --wait --timeout 60s -o json")),
     )
     .await;
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -204,11 +152,11 @@ async fn a_drain_that_outlives_several_installation_tokens_completes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_any_credentials_the_error_names_all_three_token_sources() {
-    let sb = sandbox(&["--runners", "1"]).await;
+    let sb = sandbox(args!("--runners 1")).await;
     let mut env = env(&sb);
     env.remove("GH_TOKEN");
     env.remove("GITHUB_TOKEN");
-    let run = run_with(env, &sb, &["list", "-A"]).await;
+    let run = run_with(env, args!("list -A")).await;
     assert_eq!(run.code, 4, "{}", run.stderr);
     for name in ["GH_TOKEN", "GITHUB_TOKEN", "--token-file", "--app-id"] {
         assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
@@ -217,7 +165,7 @@ async fn without_any_credentials_the_error_names_all_three_token_sources() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ghes_over_tls_needs_the_private_ca() {
-    let sb = sandbox(&["--runners", "3", "--tls"]).await;
+    let sb = sandbox(args!("--runners 3 --tls")).await;
     let url = sb.github_url();
     assert!(url.starts_with("https://127.0.0.1:"), "{url}");
     let ca = sb.ca_cert_path().expect("--tls writes its CA").to_owned();
@@ -236,38 +184,22 @@ async fn ghes_over_tls_needs_the_private_ca() {
     // The exported ARCCTL_CA_CERT is trusted, under a GHES-style `/api/v3` base.
     let env = ghes_api(&env(&sb));
     assert_eq!(env.get("ARCCTL_CA_CERT"), ca.to_str());
-    let run = run_with(
-        env.clone(),
-        &sb,
-        &["list", "-A", "-o", "name", "--github-url", &url],
-    )
-    .await;
+    let run = run_with(env.clone(), args!("list -A -o name --github-url", &url)).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout.lines().count(), 3);
 
     // `--ca-cert PATH` does the same.
     let mut no_ca = env.clone();
     no_ca.remove("ARCCTL_CA_CERT");
-    let ca_arg = ca.to_string_lossy().into_owned();
     let run = run_with(
         no_ca.clone(),
-        &sb,
-        &[
-            "list",
-            "-A",
-            "-o",
-            "name",
-            "--github-url",
-            &url,
-            "--ca-cert",
-            &ca_arg,
-        ],
+        args!(format!("list -A -o name --github-url {url} --ca-cert"), &ca),
     )
     .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
 
     // Without it, the certificate is not trusted: TLS is always verified.
-    let run = run_with(no_ca, &sb, &["list", "-A", "--github-url", &url]).await;
+    let run = run_with(no_ca, args!("list -A --github-url", &url)).await;
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr.contains("could not reach GitHub"),
@@ -276,7 +208,7 @@ async fn ghes_over_tls_needs_the_private_ca() {
     );
 
     // A GHES base path is kept: requests go below /api/v3 (which the sandbox does not serve).
-    let run = run_with(env, &sb, &["list", "-A", "--github-url", &ghes]).await;
+    let run = run_with(env, args!("list -A --github-url", &ghes)).await;
     assert_ne!(run.code, 0);
     assert!(
         count(&sb.report(), true, "GET", "(unmatched)") >= 1,
@@ -287,14 +219,14 @@ async fn ghes_over_tls_needs_the_private_ca() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_github_app_on_ghes_behind_a_private_ca() {
-    let sb = app_sandbox(&["--runners", "2", "--tls"]).await;
+    let sb = app_sandbox(args!("--runners 2 --tls")).await;
     let env = app_env(&sb);
     assert!(
         env.get("GITHUB_API_URL")
             .is_some_and(|u| u.starts_with("https://"))
     );
     assert!(env.get("ARCCTL_CA_CERT").is_some());
-    let run = run_with(env, &sb, &["list", "-A", "-o", "name"]).await;
+    let run = run_with(env, args!("list -A -o name")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout.lines().count(), 2);
     assert_eq!(count(&sb.report(), true, "POST", "/access_tokens"), 1);

@@ -6,14 +6,14 @@
 //! points only the directory elsewhere.
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-
 use arcctl::cluster::{Cluster, NamespaceScope, PodSelection};
 use arcctl::config::{Namespaces, resolve_kube};
 use arcctl::context::Env;
 use arcctl::sandbox::{kube_api, tls};
 use axum::http::{StatusCode, header};
-use drain_support::*;
+use axum::response::IntoResponse;
+
+use crate::support::*;
 
 const SA_TOKEN: &str = "sa-token-of-arcctl";
 
@@ -47,8 +47,6 @@ async fn serve_in_cluster_api(
     tls::serve(listener, router, acceptor);
     port
 }
-
-use axum::response::IntoResponse;
 
 /// A service-account directory: `token`, the API server's `ca.crt`, `namespace`.
 fn account_dir(root: &std::path::Path, token: &str) -> std::path::PathBuf {
@@ -86,7 +84,7 @@ fn pod_settings(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_service_account_config_reaches_the_api_server() {
-    let sb = sandbox(&["--runners", "4"]).await;
+    let sb = sandbox(args!("--runners 4")).await;
     let root = tempfile::tempdir().unwrap();
     let port = serve_in_cluster_api(sb.world(), root.path()).await;
     let dir = account_dir(root.path(), SA_TOKEN);
@@ -107,7 +105,7 @@ async fn the_service_account_config_reaches_the_api_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_service_account_token_is_exit_4_naming_verb_and_resource() {
-    let sb = sandbox(&["--runners", "2"]).await;
+    let sb = sandbox(args!("--runners 2")).await;
     let root = tempfile::tempdir().unwrap();
     let port = serve_in_cluster_api(sb.world(), root.path()).await;
     let dir = account_dir(root.path(), "a-revoked-token");
@@ -128,14 +126,12 @@ async fn a_refused_service_account_token_is_exit_4_naming_verb_and_resource() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_service_variables_arcctl_asks_for_a_kubeconfig() {
-    let sb = sandbox(&["--runners", "1"]).await;
+    let sb = sandbox(args!("--runners 1")).await;
     let home = tempfile::tempdir().unwrap();
     let mut env = env(&sb);
     env.remove("KUBECONFIG");
     env.set("HOME", home.path().to_str().unwrap());
-    let mut inv = Invocation::new(&sb);
-    inv.env = env;
-    let run = inv.run(&["list", "-A"]).await;
+    let run = Invocation::with_env(env).run(args!("list -A")).await;
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains("KUBERNETES_SERVICE_HOST"),
@@ -147,7 +143,7 @@ async fn without_the_service_variables_arcctl_asks_for_a_kubeconfig() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_the_service_accounts_ca_did_not_sign_is_not_trusted() {
-    let sb = sandbox(&["--runners", "1"]).await;
+    let sb = sandbox(args!("--runners 1")).await;
     let root = tempfile::tempdir().unwrap();
     let port = serve_in_cluster_api(sb.world(), root.path()).await;
     let dir = account_dir(root.path(), SA_TOKEN);

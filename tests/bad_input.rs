@@ -4,19 +4,22 @@
 //! mutating request anywhere.
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod bad_input_support;
-mod drain_support;
+mod server;
 
 use std::path::Path;
 
 use arcctl::sandbox::Sandbox;
-use bad_input_support::{Answer, Server, kubeconfig, ok, ok_with};
-use drain_support::*;
+use server::{Answer, Server, ok, ok_with};
+
+use crate::support::*;
 
 /// One bad input and what arcctl must say about it.
 struct Case {
     name: &'static str,
-    args: &'static [&'static str],
+    /// The command line, split on whitespace.
+    args: &'static str,
+    /// One more word after it, as it is (a value with spaces).
+    word: Option<&'static str>,
     /// Environment changes: `(NAME, Some(VALUE))` sets, `(NAME, None)` removes. `{dir}` in a
     /// value or argument is the case files' directory.
     env: &'static [(&'static str, Option<&'static str>)],
@@ -27,20 +30,22 @@ struct Case {
     hint: bool,
 }
 
-const fn case(
-    name: &'static str,
-    args: &'static [&'static str],
-    code: u8,
-    says: &'static str,
-) -> Case {
+const fn case(name: &'static str, args: &'static str, code: u8, says: &'static str) -> Case {
     Case {
         name,
         args,
+        word: None,
         env: &[],
         code,
         says,
         hint: false,
     }
+}
+
+/// `c` with one more word after its command line.
+const fn then(mut c: Case, word: &'static str) -> Case {
+    c.word = Some(word);
+    c
 }
 
 const fn hinted(mut c: Case) -> Case {
@@ -68,194 +73,147 @@ fn write_files(dir: &Path) {
         "no-contexts.yaml",
         "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n",
     );
-    w("closed-port.yaml", &kubeconfig("http://127.0.0.1:1"));
-    w("not-a-url.yaml", &kubeconfig("::not a url::"));
+    kubeconfig::write(dir, "closed-port.yaml", "http://127.0.0.1:1");
+    kubeconfig::write(dir, "not-a-url.yaml", "::not a url::");
     std::fs::create_dir_all(dir.join("a-directory")).unwrap();
 }
-
-const DRAIN: &str = "drain";
 
 /// Flags, environment, files, kubeconfigs and URLs: refused before anything changes.
 const CASES: &[Case] = &[
     // Flags.
     case(
         "unknown flag",
-        &["list", "--bogus"],
+        "list --bogus",
         2,
         "unexpected argument '--bogus'",
     ),
     case(
         "concurrency 0",
-        &[DRAIN, "--all", "-A", "--yes", "--concurrency", "0"],
+        "drain --all -A --yes --concurrency 0",
         2,
         "--concurrency",
     ),
     case(
         "concurrency not a number",
-        &[DRAIN, "--all", "-A", "--yes", "--concurrency", "many"],
+        "drain --all -A --yes --concurrency many",
         2,
         "--concurrency",
     ),
     case(
         "rate not a rate",
-        &[
-            DRAIN,
-            "--all",
-            "-A",
-            "--yes",
-            "--max-unregister-rate",
-            "fast",
-        ],
+        "drain --all -A --yes --max-unregister-rate fast",
         2,
         "is not a rate",
     ),
     case(
         "rate with an unknown unit",
-        &[
-            DRAIN,
-            "--all",
-            "-A",
-            "--yes",
-            "--max-unregister-rate",
-            "5/fortnight",
-        ],
+        "drain --all -A --yes --max-unregister-rate 5/fortnight",
         2,
         "is not a rate",
     ),
     case(
         "timeout not a duration",
-        &[DRAIN, "--all", "-A", "--yes", "--timeout", "banana"],
+        "drain --all -A --yes --timeout banana",
         2,
         "--timeout",
     ),
     case(
         "negative confirm window",
-        &[DRAIN, "--all", "-A", "--yes", "--confirm-window=-1s"],
+        "drain --all -A --yes --confirm-window=-1s",
         2,
         "--confirm-window",
     ),
     hinted(case(
         "confirm window 0 turns the race check off",
-        &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "0"],
+        "drain --all -A --yes --confirm-window 0",
         2,
         "--confirm-window must be at least 2s",
     )),
     hinted(case(
         "confirm window below the minimum",
-        &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "1500ms"],
+        "drain --all -A --yes --confirm-window 1500ms",
         2,
         "--confirm-window must be at least 2s",
     )),
     hinted(case(
         "a deadline shorter than the confirm window",
-        &[
-            DRAIN,
-            "--all",
-            "-A",
-            "--yes",
-            "--timeout",
-            "10s",
-            "--confirm-window",
-            "20s",
-        ],
+        "drain --all -A --yes --timeout 10s --confirm-window 20s",
         2,
         "--timeout 10s leaves no time to confirm a runner idle",
     )),
     hinted(case(
         "poll interval 0",
-        &[
-            DRAIN,
-            "--all",
-            "-A",
-            "--yes",
-            "--wait",
-            "--poll-interval",
-            "0s",
-        ],
+        "drain --all -A --yes --wait --poll-interval 0s",
         2,
         "--poll-interval",
     )),
-    case("unknown output format", &["list", "-o", "xml"], 2, "'xml'"),
+    case("unknown output format", "list -o xml", 2, "'xml'"),
     case(
         "unknown colour choice",
-        &["list", "--color", "sometimes"],
+        "list --color sometimes",
         2,
         "'sometimes'",
     ),
     case(
         "namespace and all namespaces",
-        &["list", "-n", "x", "-A"],
+        "list -n x -A",
         2,
         "cannot be used with",
     ),
-    case(
-        "unknown state",
-        &["list", "--state", "sleepy"],
-        2,
-        "'sleepy'",
-    ),
+    case("unknown state", "list --state sleepy", 2, "'sleepy'"),
     hinted(case(
         "request timeout 0",
-        &["list", "--request-timeout", "0s"],
+        "list --request-timeout 0s",
         2,
         "--request-timeout",
     )),
     case(
         "request timeout not a duration",
-        &["list", "--request-timeout", "soon"],
+        "list --request-timeout soon",
         2,
         "--request-timeout",
     ),
     hinted(case(
         "two scopes",
-        &["list", "--org", "a", "--repo", "a/b"],
+        "list --org a --repo a/b",
         2,
         "both set a GitHub scope",
     )),
     with_env(
-        case(
-            "repo without owner",
-            &["list", "--repo", "justname"],
-            2,
-            "justname",
-        ),
+        case("repo without owner", "list --repo justname", 2, "justname"),
         &[("ARCCTL_ORG", None)],
     ),
-    case(
-        "org with a space",
-        &["list", "--org", "bad org"],
-        2,
+    then(
+        case("org with a space", "list --org", 2, "bad org"),
         "bad org",
     ),
-    hinted(case(
-        "broken selector",
-        &["list", "-l", "app in ("],
-        2,
-        "selection of `pods`",
+    hinted(then(
+        case("broken selector", "list -l", 2, "selection of `pods`"),
+        "app in (",
     )),
-    case("broken glob", &["list", "runner-[", "-A"], 2, "runner-["),
+    case("broken glob", "list runner-[ -A", 2, "runner-["),
     case(
         "quiet and verbose",
-        &[DRAIN, "--all", "-A", "--yes", "-q", "-v"],
+        "drain --all -A --yes -q -v",
         2,
         "cannot be used with",
     ),
     hinted(case(
         "drain everything without --all",
-        &[DRAIN, "-A", "--yes"],
+        "drain -A --yes",
         2,
         "without `--all`",
     )),
     hinted(case(
         "drain without --yes and no terminal",
-        &[DRAIN, "--all", "-A"],
+        "drain --all -A",
         2,
         "`--yes` is required",
     )),
     with_env(
         case(
             "group of a repository",
-            &["list", "--group", "x", "--repo", "a/b"],
+            "list --group x --repo a/b",
             2,
             "--group needs",
         ),
@@ -263,61 +221,56 @@ const CASES: &[Case] = &[
     ),
     // Environment.
     hinted(with_env(
-        case("no token", &["list", "-A"], 4, "no GitHub token"),
+        case("no token", "list -A", 4, "no GitHub token"),
         &[("GH_TOKEN", None), ("GITHUB_TOKEN", None)],
     )),
     hinted(with_env(
-        case("API URL not a URL", &["list", "-A"], 2, "is not a URL"),
+        case("API URL not a URL", "list -A", 2, "is not a URL"),
         &[("GITHUB_API_URL", Some("not a url"))],
     )),
     with_env(
-        case("API URL not http", &["list", "-A"], 2, "not an http(s) URL"),
+        case("API URL not http", "list -A", 2, "not an http(s) URL"),
         &[("GITHUB_API_URL", Some("ftp://example.com/"))],
     ),
     hinted(with_env(
         case(
             "org and repo in the environment",
-            &["list", "-A"],
+            "list -A",
             2,
             "ARCCTL_ORG and ARCCTL_REPO",
         ),
         &[("ARCCTL_REPO", Some("a/b"))],
     )),
     with_env(
-        case("repo with too many parts", &["list", "-A"], 2, "a/b/c"),
+        case("repo with too many parts", "list -A", 2, "a/b/c"),
         &[("ARCCTL_ORG", None), ("ARCCTL_REPO", Some("a/b/c"))],
     ),
     with_env(
-        case("app id not a number", &["list", "-A"], 2, "ARCCTL_APP_ID"),
+        case("app id not a number", "list -A", 2, "ARCCTL_APP_ID"),
         &[("ARCCTL_APP_ID", Some("abc"))],
     ),
     with_env(
-        case("app id without the key", &["list", "-A"], 2, "--app-key"),
+        case("app id without the key", "list -A", 2, "--app-key"),
         &[("ARCCTL_APP_ID", Some("1"))],
     ),
     with_env(
         case(
             "KUBECONFIG names a missing file",
-            &["list", "-A"],
+            "list -A",
             2,
             "{dir}/missing.yaml",
         ),
         &[("KUBECONFIG", Some("{dir}/missing.yaml"))],
     ),
     hinted(with_env(
-        case(
-            "GitHub unreachable",
-            &["list", "-A"],
-            1,
-            "could not reach GitHub",
-        ),
+        case("GitHub unreachable", "list -A", 1, "could not reach GitHub"),
         &[("GITHUB_API_URL", Some("http://127.0.0.1:1/"))],
     )),
     // Files.
     with_env(
         case(
             "token file missing",
-            &["list", "-A", "--token-file", "{dir}/missing-token"],
+            "list -A --token-file {dir}/missing-token",
             2,
             "{dir}/missing-token",
         ),
@@ -326,7 +279,7 @@ const CASES: &[Case] = &[
     with_env(
         case(
             "token file empty",
-            &["list", "-A", "--token-file", "{dir}/blank-token"],
+            "list -A --token-file {dir}/blank-token",
             2,
             "{dir}/blank-token",
         ),
@@ -335,7 +288,7 @@ const CASES: &[Case] = &[
     with_env(
         case(
             "token file is a directory",
-            &["list", "-A", "--token-file", "{dir}/a-directory"],
+            "list -A --token-file {dir}/a-directory",
             2,
             "{dir}/a-directory",
         ),
@@ -343,100 +296,75 @@ const CASES: &[Case] = &[
     ),
     case(
         "app key missing",
-        &[
-            "list",
-            "-A",
-            "--app-id",
-            "1",
-            "--installation-id",
-            "2",
-            "--app-key",
-            "{dir}/missing.pem",
-        ],
+        "list -A --app-id 1 --installation-id 2 --app-key {dir}/missing.pem",
         2,
         "{dir}/missing.pem",
     ),
     case(
         "app key not PEM",
-        &[
-            "list",
-            "-A",
-            "--app-id",
-            "1",
-            "--installation-id",
-            "2",
-            "--app-key",
-            "{dir}/not-pem",
-        ],
+        "list -A --app-id 1 --installation-id 2 --app-key {dir}/not-pem",
         2,
         "{dir}/not-pem",
     ),
     case(
         "CA certificate missing",
-        &["list", "-A", "--ca-cert", "{dir}/missing-ca.pem"],
+        "list -A --ca-cert {dir}/missing-ca.pem",
         2,
         "{dir}/missing-ca.pem",
     ),
     case(
         "CA certificate garbage",
-        &["list", "-A", "--ca-cert", "{dir}/garbage-ca.pem"],
+        "list -A --ca-cert {dir}/garbage-ca.pem",
         2,
         "{dir}/garbage-ca.pem",
     ),
     case(
         "audit log in a missing directory",
-        &[
-            DRAIN,
-            "--all",
-            "-A",
-            "--yes",
-            "--audit-log",
-            "{dir}/no/such/dir/audit.jsonl",
-        ],
+        "drain --all -A --yes --audit-log {dir}/no/such/dir/audit.jsonl",
         2,
         "{dir}/no/such/dir/audit.jsonl",
     ),
     // Kubeconfigs.
     case(
         "kubeconfig not YAML",
-        &["list", "-A", "--kubeconfig", "{dir}/garbage.yaml"],
+        "list -A --kubeconfig {dir}/garbage.yaml",
         2,
         "{dir}/garbage.yaml",
     ),
     case(
         "kubeconfig empty",
-        &["list", "-A", "--kubeconfig", "{dir}/empty"],
+        "list -A --kubeconfig {dir}/empty",
         2,
         "kubeconfig",
     ),
     case(
         "kubeconfig without contexts",
-        &["list", "-A", "--kubeconfig", "{dir}/no-contexts.yaml"],
+        "list -A --kubeconfig {dir}/no-contexts.yaml",
         2,
         "kubeconfig",
     ),
     hinted(case(
         "unknown context",
-        &["list", "-A", "--context", "nope"],
+        "list -A --context nope",
         2,
         "context `nope` not found",
     )),
     case(
         "API server unreachable",
-        &["list", "-A", "--kubeconfig", "{dir}/closed-port.yaml"],
+        "list -A --kubeconfig {dir}/closed-port.yaml",
         1,
         "127.0.0.1:1",
     ),
     case(
         "API server not a URL",
-        &["list", "-A", "--kubeconfig", "{dir}/not-a-url.yaml"],
+        "list -A --kubeconfig {dir}/not-a-url.yaml",
         2,
         "kubeconfig",
     ),
     // URLs.
     case(
         "GitHub URL without a host",
-        &["list", "-A", "--github-url", "http://"],
+        "list -A --github-url http://",
         2,
         "--github-url",
     ),
@@ -503,21 +431,24 @@ async fn run_case(sb: &Sandbox, c: &Case, dir: &str) -> Run {
             None => inv.env.remove(name),
         }
     }
-    let args: Vec<String> = c.args.iter().map(|a| fill(a, dir)).collect();
-    let mut argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    if argv.first() == Some(&DRAIN) {
-        if !argv.iter().any(|a| a.starts_with("--confirm-window")) {
-            argv.extend(["--confirm-window", "2s"]);
-        }
-        argv.extend(["--max-unregister-rate", "0"]);
+    let args: Vec<String> = c
+        .args
+        .split_whitespace()
+        .chain(c.word)
+        .map(|w| fill(w, dir))
+        .collect();
+    // A drain that got past its checks would not dawdle.
+    if args[0] == "drain" {
+        inv.run(fast(args)).await
+    } else {
+        inv.run(args).await
     }
-    inv.run(&argv).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_flags_env_files_kubeconfigs_and_urls_are_refused_clearly() {
     assert!(CASES.len() >= 40, "{} cases", CASES.len());
-    let sb = sandbox(&["--runners", "3", "--seed", "5"]).await;
+    let sb = sandbox(args!("--runners 3 --seed 5")).await;
     let tmp = tempfile::tempdir().unwrap();
     write_files(tmp.path());
     let dir = tmp.path().to_str().unwrap().to_owned();
@@ -661,7 +592,8 @@ const KUBE_ANSWERS: &[Served] = &[
 fn judge_served(s: &Served, run: &Run, server: &Server) -> Option<String> {
     let c = Case {
         name: s.name,
-        args: &[],
+        args: "",
+        word: None,
         env: &[],
         code: 1,
         says: s.says,
@@ -678,22 +610,23 @@ fn judge_served(s: &Served, run: &Run, server: &Server) -> Option<String> {
     (!wrong.is_empty()).then_some(wrong)
 }
 
+/// The commands each bad answer is served to.
+const COMMANDS: [(&str, &str); 2] = [
+    ("list", "list -A"),
+    ("drain", "drain --all -A --yes --confirm-window 2s"),
+];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_truncated_and_huge_answers_fail_cleanly_and_change_nothing() {
-    let sb = sandbox(&["--runners", "3", "--seed", "6"]).await;
+    let sb = sandbox(args!("--runners 3 --seed 6")).await;
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for s in GITHUB_ANSWERS {
         let server = Server::start((s.answer)()).await;
-        for command in ["list", DRAIN] {
+        for (command, line) in COMMANDS {
             let mut inv = Invocation::new(&sb);
             inv.env.set("GITHUB_API_URL", server.base.clone());
-            let args: &[&str] = if command == DRAIN {
-                &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "2s"]
-            } else {
-                &["list", "-A"]
-            };
-            let run = inv.run(args).await;
+            let run = inv.run(args!(line)).await;
             if let Some(w) = judge_served(s, &run, &server) {
                 failures.push(format!("[{command}] {w}"));
             }
@@ -701,17 +634,11 @@ async fn malformed_truncated_and_huge_answers_fail_cleanly_and_change_nothing() 
     }
     for (i, s) in KUBE_ANSWERS.iter().enumerate() {
         let server = Server::start((s.answer)()).await;
-        let path = tmp.path().join(format!("kube-{i}.yaml"));
-        std::fs::write(&path, kubeconfig(&server.base)).unwrap();
-        for command in ["list", DRAIN] {
+        let path = kubeconfig::write(tmp.path(), &format!("kube-{i}.yaml"), &server.base);
+        for (command, line) in COMMANDS {
             let mut inv = Invocation::new(&sb);
             inv.env.set("KUBECONFIG", path.to_str().unwrap());
-            let args: &[&str] = if command == DRAIN {
-                &[DRAIN, "--all", "-A", "--yes", "--confirm-window", "2s"]
-            } else {
-                &["list", "-A"]
-            };
-            let run = inv.run(args).await;
+            let run = inv.run(args!(line)).await;
             if let Some(w) = judge_served(s, &run, &server) {
                 failures.push(format!("[{command}] {w}"));
             }

@@ -2,35 +2,18 @@
 //! simulated GitHub and ARC, and the sandbox's verdict says whether a job died.
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use arcctl::context::{ScriptedPrompter, Terminals};
+use arcctl::context::ScriptedPrompter;
 use arcctl::sandbox::Sandbox;
-use arcctl::sandbox::world::{World, lock};
-use drain_support::*;
+use arcctl::sandbox::world::lock;
 
-/// Short waits so tests run quickly; the pacer off unless a test is about pacing.
-const FAST: [&str; 6] = [
-    "--confirm-window",
-    "2s",
-    "--poll-interval",
-    "100ms",
-    "--max-unregister-rate",
-    "0",
-];
+use crate::support::*;
 
-fn drain_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec!["drain"];
-    v.extend_from_slice(extra);
-    v.extend_from_slice(&FAST);
-    v
-}
-
-async fn drain(sb: &Sandbox, extra: &[&str]) -> Run {
-    arcctl(sb, &drain_args(extra)).await
+/// `arcctl ARGS` with the `FAST` profile for what the test does not set itself.
+async fn drain(sb: &Sandbox, args: Vec<String>) -> Run {
+    arcctl(sb, fast(args)).await
 }
 
 fn first_pod(sb: &Sandbox) -> String {
@@ -39,9 +22,9 @@ fn first_pod(sb: &Sandbox) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_scale_set_runners_are_drained_through_their_ephemeral_runners() {
-    let sb = sandbox(&["--runners", "6", "--seed", "3"]).await;
+    let sb = sandbox(args!("--runners 6 --seed 3")).await;
     let before = pod_names(&sb);
-    let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+    let run = drain(&sb, args!("drain --all -A --yes -o json")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc = json(&run);
     assert_eq!(outcomes(&doc)["drained"].len(), 6, "{doc:#}");
@@ -69,8 +52,8 @@ async fn idle_scale_set_runners_are_drained_through_their_ephemeral_runners() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_pods_are_annotated_then_deleted() {
-    let sb = sandbox(&["--mode", "legacy", "--runners", "6", "--seed", "4"]).await;
-    let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+    let sb = sandbox(args!("--mode legacy --runners 6 --seed 4")).await;
+    let run = drain(&sb, args!("drain --all -A --yes -o json")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(outcomes(&json(&run))["drained"].len(), 6);
     let r = sb.report();
@@ -83,20 +66,13 @@ async fn legacy_pods_are_annotated_then_deleted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn busy_runners_are_skipped_and_keep_their_pods() {
-    let sb = sandbox(&[
-        "--runners",
-        "8",
-        "--busy",
-        "0.5",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "600s",
-    ])
+    let sb = sandbox(args!(
+        "--runners 8 --busy 0.5 --job-rate 0 --job-duration 600s"
+    ))
     .await;
     let busy = busy_runners(&sb);
     assert_eq!(busy.len(), 4);
-    let run = drain(&sb, &["--all", "-A", "--yes"]).await;
+    let run = drain(&sb, args!("drain --all -A --yes")).await;
     assert_eq!(
         run.code, 3,
         "busy runners skipped is incomplete:\n{}",
@@ -125,16 +101,9 @@ async fn busy_runners_are_skipped_and_keep_their_pods() {
 /// unregister answers 422, the pod survives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_assigned_after_the_list_gets_a_422_and_the_pod_lives() {
-    let sb = sandbox(&[
-        "--mode",
-        "legacy",
-        "--runners",
-        "3",
-        "--list-cache",
-        "60s",
-        "--job-rate",
-        "0",
-    ])
+    let sb = sandbox(args!(
+        "--mode legacy --runners 3 --list-cache 60s --job-rate 0"
+    ))
     .await;
     let victim = first_pod(&sb);
     assert!(lock(&sb.world()).start_job_on(
@@ -143,7 +112,7 @@ async fn a_job_assigned_after_the_list_gets_a_422_and_the_pod_lives() {
         "deploy",
         Duration::from_secs(600)
     ));
-    let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+    let run = drain(&sb, args!("drain --all -A --yes -o json")).await;
     assert_eq!(run.code, 3, "{}", run.stderr);
     let doc = json(&run);
     let o = outcomes(&doc);
@@ -159,21 +128,9 @@ async fn a_job_assigned_after_the_list_gets_a_422_and_the_pod_lives() {
 /// in the runner's log and holds the pod.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsafe_204_is_caught_by_the_idle_check_and_the_job_survives() {
-    install_tls();
-    let args = arcctl::sandbox::options([
-        "--mode",
-        "legacy",
-        "--runners",
-        "3",
-        "--list-cache",
-        "60s",
-        "--job-rate",
-        "0",
-        "--fault",
-        "unsafe-204=1",
-    ])
-    .unwrap();
-    let mut world = World::populated(args);
+    let mut world = populated(args!(
+        "--mode legacy --runners 3 --list-cache 60s --job-rate 0 --fault unsafe-204=1"
+    ));
     // The drain must reach the DELETE inside the window however slow this machine is.
     world.timing.unsafe_204_window = Duration::from_secs(120);
     let sb = Sandbox::start_world(world).await.unwrap();
@@ -184,7 +141,7 @@ async fn an_unsafe_204_is_caught_by_the_idle_check_and_the_job_survives() {
         "deploy",
         Duration::from_secs(600)
     ));
-    let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+    let run = drain(&sb, args!("drain --all -A --yes -o json")).await;
     assert_eq!(run.code, 3, "{}", run.stderr);
     let doc = json(&run);
     assert_eq!(outcomes(&doc)["held"], vec![victim.clone()], "{doc:#}");
@@ -204,29 +161,13 @@ async fn an_unsafe_204_is_caught_by_the_idle_check_and_the_job_survives() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_wait_busy_runners_are_drained_once_their_jobs_end() {
-    let sb = sandbox(&[
-        "--runners",
-        "6",
-        "--busy",
-        "0.5",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "1s",
-    ])
+    let sb = sandbox(args!(
+        "--runners 6 --busy 0.5 --job-rate 0 --job-duration 1s"
+    ))
     .await;
     let run = drain(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--wait",
-            "--timeout",
-            "60s",
-            "-o",
-            "json",
-        ],
+        args!("drain --all -A --yes --wait --timeout 60s -o json"),
     )
     .await;
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -241,29 +182,13 @@ async fn with_wait_busy_runners_are_drained_once_their_jobs_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_timeout_ends_waiting_with_exit_3() {
-    let sb = sandbox(&[
-        "--runners",
-        "4",
-        "--busy",
-        "0.5",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "600s",
-    ])
+    let sb = sandbox(args!(
+        "--runners 4 --busy 0.5 --job-rate 0 --job-duration 600s"
+    ))
     .await;
     let run = drain(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--wait",
-            "--timeout",
-            "3s",
-            "-o",
-            "json",
-        ],
+        args!("drain --all -A --yes --wait --timeout 3s -o json"),
     )
     .await;
     assert_eq!(run.code, 3, "{}", run.stderr);
@@ -275,27 +200,11 @@ async fn the_timeout_ends_waiting_with_exit_3() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_drain_cordons_first_and_touches_only_that_node() {
-    let sb = sandbox(&["--runners", "9", "--nodes", "3"]).await;
-    let on_node = |sb: &Sandbox, node: &str| -> Vec<String> {
-        let w = sb.world();
-        let w = lock(&w);
-        let f =
-            arcctl::sandbox::store::FieldSelector::parse(&format!("spec.nodeName={node}")).unwrap();
-        w.store
-            .list(
-                arcctl::sandbox::store::PODS,
-                Some("arc-runners"),
-                &Default::default(),
-                &f,
-            )
-            .into_iter()
-            .map(|p| p["metadata"]["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    let targets = on_node(&sb, "node-1");
-    let others = on_node(&sb, "node-2");
+    let sb = sandbox(args!("--runners 9 --nodes 3")).await;
+    let targets = pods_on(&sb, "node-1");
+    let others = pods_on(&sb, "node-2");
     assert!(!targets.is_empty());
-    let run = drain(&sb, &["--node", "node-1", "-A", "--yes"]).await;
+    let run = drain(&sb, args!("drain --node node-1 -A --yes")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr.starts_with("node/node-1 cordoned\n"),
@@ -322,13 +231,13 @@ async fn a_node_drain_cordons_first_and_touches_only_that_node() {
     // ARC's finalizers delete the old pods; replacements for the drained runners land on other
     // nodes; the runners there stay.
     sb.settle().await;
-    let now_on_2 = on_node(&sb, "node-2");
+    let now_on_2 = pods_on(&sb, "node-2");
     assert!(
         others.iter().all(|o| now_on_2.contains(o)),
         "other nodes untouched: {now_on_2:?}"
     );
-    assert!(on_node(&sb, "node-1").iter().all(|p| !targets.contains(p)));
-    let again = drain(&sb, &["--node", "node-1", "-A", "--yes"]).await;
+    assert!(pods_on(&sb, "node-1").iter().all(|p| !targets.contains(p)));
+    let again = drain(&sb, args!("drain --node node-1 -A --yes")).await;
     assert!(
         again.stderr.contains("node/node-1 already cordoned"),
         "{}",
@@ -338,8 +247,8 @@ async fn a_node_drain_cordons_first_and_touches_only_that_node() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_terminal_and_without_yes_nothing_is_touched() {
-    let sb = sandbox(&["--runners", "3"]).await;
-    let run = drain(&sb, &["--all", "-A"]).await;
+    let sb = sandbox(args!("--runners 3")).await;
+    let run = drain(&sb, args!("drain --all -A")).await;
     assert_eq!(run.code, 2);
     assert!(
         run.stderr
@@ -354,8 +263,8 @@ async fn without_a_terminal_and_without_yes_nothing_is_touched() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draining_everything_needs_all() {
-    let sb = sandbox(&["--runners", "3"]).await;
-    let run = drain(&sb, &["-A", "--yes"]).await;
+    let sb = sandbox(args!("--runners 3")).await;
+    let run = drain(&sb, args!("drain -A --yes")).await;
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("without `--all`"), "{}", run.stderr);
     assert_eq!(mutating_requests(&sb.report()), 0);
@@ -363,18 +272,11 @@ async fn draining_everything_needs_all() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dry_run_prints_the_plan_and_mutates_nothing() {
-    let sb = sandbox(&[
-        "--runners",
-        "4",
-        "--busy",
-        "0.5",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "600s",
-    ])
+    let sb = sandbox(args!(
+        "--runners 4 --busy 0.5 --job-rate 0 --job-duration 600s"
+    ))
     .await;
-    let run = drain(&sb, &["--all", "-A", "--dry-run"]).await;
+    let run = drain(&sb, args!("drain --all -A --dry-run")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stdout
@@ -390,7 +292,7 @@ async fn a_dry_run_prints_the_plan_and_mutates_nothing() {
         "{}",
         run.stdout
     );
-    let json_run = drain(&sb, &["--all", "-A", "--dry-run", "-o", "json"]).await;
+    let json_run = drain(&sb, args!("drain --all -A --dry-run -o json")).await;
     let doc = json(&json_run);
     assert_eq!(doc["dry_run"], true);
     assert_eq!(outcomes(&doc)["planned"].len(), 4);
@@ -399,20 +301,11 @@ async fn a_dry_run_prints_the_plan_and_mutates_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_prompt_decides() {
-    let sb = sandbox(&["--runners", "3"]).await;
-    let tty = Terminals {
-        stdin: true,
-        stdout: true,
-        stderr: true,
-        width: None,
-    };
+    let sb = sandbox(args!("--runners 3")).await;
     let no = Arc::new(ScriptedPrompter::new(false));
-    let mut inv = Invocation::new(&sb);
-    inv.terminals = tty;
+    let mut inv = Invocation::new(&sb).on_a_terminal();
     inv.prompter = Some(Arc::clone(&no));
-    let run = inv
-        .run(&drain_args(&["--all", "-A", "--no-progress"]))
-        .await;
+    let run = inv.run(fast(args!("drain --all -A --no-progress"))).await;
     assert_eq!(run.code, 130, "{}", run.stderr);
     assert_eq!(no.asked().len(), 1);
     assert!(
@@ -423,12 +316,9 @@ async fn the_prompt_decides() {
     assert_eq!(mutating_requests(&sb.report()), 0);
 
     let yes = Arc::new(ScriptedPrompter::new(true));
-    let mut inv = Invocation::new(&sb);
-    inv.terminals = tty;
+    let mut inv = Invocation::new(&sb).on_a_terminal();
     inv.prompter = Some(Arc::clone(&yes));
-    let run = inv
-        .run(&drain_args(&["--all", "-A", "--no-progress"]))
-        .await;
+    let run = inv.run(fast(args!("drain --all -A --no-progress"))).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(yes.asked().len(), 1);
     assert_eq!(count(&sb.report(), true, "DELETE", "/actions/runners/"), 3);
@@ -437,14 +327,12 @@ async fn the_prompt_decides() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pacing_keeps_under_the_secondary_limit() {
     // 8 unregisters at 1/s cost 40 points a minute (DELETE = 5) plus a few reads: under 60.
-    let sb = sandbox(&["--runners", "8", "--secondary-limit", "60"]).await;
-    let mut args = drain_args(&["--all", "-A", "--yes", "-o", "json"]);
-    let rate = args
-        .iter()
-        .position(|a| *a == "--max-unregister-rate")
-        .unwrap();
-    args[rate + 1] = "1/s";
-    let run = arcctl(&sb, &args).await;
+    let sb = sandbox(args!("--runners 8 --secondary-limit 60")).await;
+    let run = drain(
+        &sb,
+        args!("drain --all -A --yes -o json --max-unregister-rate 1/s"),
+    )
+    .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(outcomes(&json(&run))["drained"].len(), 8);
     assert_eq!(sb.report().rate_limit_violations, 0);
@@ -453,8 +341,8 @@ async fn pacing_keeps_under_the_secondary_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_server_errors_and_resets_never_lead_to_a_blind_delete() {
     for fault in ["github-5xx=0.3", "github-reset=0.3"] {
-        let sb = sandbox(&["--runners", "10", "--fault", fault, "--seed", "7"]).await;
-        let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+        let sb = sandbox(args!(format!("--runners 10 --fault {fault} --seed 7"))).await;
+        let run = drain(&sb, args!("drain --all -A --yes -o json")).await;
         assert!(
             [0, 1].contains(&run.code),
             "{fault}: {}\n{}",
@@ -491,8 +379,8 @@ async fn github_server_errors_and_resets_never_lead_to_a_blind_delete() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubernetes_server_errors_are_retried() {
-    let sb = sandbox(&["--runners", "8", "--fault", "kube-5xx=0.3", "--seed", "5"]).await;
-    let run = drain(&sb, &["--all", "-A", "--yes", "-o", "json"]).await;
+    let sb = sandbox(args!("--runners 8 --fault kube-5xx=0.3 --seed 5")).await;
+    let run = drain(&sb, args!("drain --all -A --yes -o json")).await;
     let doc = json(&run);
     let by = outcomes(&doc);
     let drained = by.get("drained").map_or(0, Vec::len);
@@ -538,13 +426,12 @@ async fn kubernetes_server_errors_are_retried() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_log_has_one_line_per_mutation_and_no_secret() {
-    let sb = sandbox(&["--mode", "legacy", "--runners", "4"]).await;
+    let sb = sandbox(args!("--mode legacy --runners 4")).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("audit.jsonl");
-    let p = path.to_str().unwrap();
     let run = drain(
         &sb,
-        &["--all", "-A", "--yes", "-o", "json", "--audit-log", p],
+        args!("drain --all -A --yes -o json --audit-log", &path),
     )
     .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -552,10 +439,7 @@ async fn the_audit_log_has_one_line_per_mutation_and_no_secret() {
     let token = lock(&sb.world()).token.clone();
     assert!(!text.contains(&token));
     assert!(!run.stdout.contains(&token) && !run.stderr.contains(&token));
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = audit::lines(&path);
     let by = |action: &str| lines.iter().filter(|l| l["action"] == action).count();
     assert_eq!(by("unregister"), 4);
     assert_eq!(by("annotate"), 4);
@@ -580,26 +464,16 @@ async fn the_audit_log_has_one_line_per_mutation_and_no_secret() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_mid_drain_stops_safely_prints_the_summary_and_exits_130() {
-    let sb = sandbox(&[
-        "--runners",
-        "12",
-        "--job-rate",
-        "2",
-        "--job-duration",
-        "1s..3s",
-    ])
-    .await;
+    let sb = sandbox(args!("--runners 12 --job-rate 2 --job-duration 1s..3s")).await;
     let mut inv = Invocation::new(&sb);
     // Interrupt once the drain is under way: after the third unregister.
     interrupt_after_deletes(&sb, true, 3, inv.interrupt.clone());
-    let mut args = drain_args(&["--all", "-A", "--yes"]);
-    let rate = args
-        .iter()
-        .position(|a| *a == "--max-unregister-rate")
-        .unwrap();
-    args[rate + 1] = "4/s";
     inv.env.set("CI", "true");
-    let run = inv.run(&args).await;
+    let run = inv
+        .run(fast(args!(
+            "drain --all -A --yes --max-unregister-rate 4/s"
+        )))
+        .await;
     assert_eq!(run.code, 130, "{}", run.stderr);
     assert!(
         run.stderr.contains(" selected: "),
@@ -621,34 +495,16 @@ async fn ctrl_c_mid_drain_stops_safely_prints_the_summary_and_exits_130() {
 /// server errors: no job killed, no stuck runner, every runner accounted for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_mixed_world_with_faults_loses_no_job() {
-    let sb = sandbox(&[
-        "--mode",
-        "mixed",
-        "--seed",
-        "2",
-        "--runners",
-        "60",
-        "--busy",
-        "0.4",
-        "--job-rate",
-        "5",
-        "--job-duration",
-        "2s..6s",
-        "--list-cache",
-        "30s",
-        "--fault",
-        "unsafe-204=0.5",
-        "--fault",
-        "github-5xx=0.05",
-    ])
+    let sb = sandbox(args!(
+        "--mode mixed --seed 2 --runners 60 --busy 0.4 --job-rate 5 --job-duration 2s..6s \
+         --list-cache 30s --fault unsafe-204=0.5 --fault github-5xx=0.05"
+    ))
     .await;
-    let mut args = drain_args(&["--all", "-A", "--yes", "-o", "json"]);
-    let rate = args
-        .iter()
-        .position(|a| *a == "--max-unregister-rate")
-        .unwrap();
-    args[rate + 1] = "50/s";
-    let run = arcctl(&sb, &args).await;
+    let run = drain(
+        &sb,
+        args!("drain --all -A --yes -o json --max-unregister-rate 50/s"),
+    )
+    .await;
     assert!([0, 3].contains(&run.code), "{}: {}", run.code, run.stderr);
     let doc = json(&run);
     let runners = doc["runners"].as_array().unwrap();
@@ -670,7 +526,7 @@ async fn a_pod_recreated_under_the_same_name_is_not_deleted() {
     use arcctl::drain::plan::DeleteTarget;
     use arcctl::sandbox::store::{PODS, STATEFUL_SETS};
 
-    let sb = sandbox(&["--mode", "legacy", "--runners", "6"]).await;
+    let sb = sandbox(args!("--mode legacy --runners 6")).await;
     let (name, old_uid) = {
         let w = sb.world();
         let w = lock(&w);

@@ -3,71 +3,46 @@
 //! check, accounts for every runner, kills no job and exits with the code its outcomes call
 //! for. Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-mod faults_support;
-
 use std::time::Duration;
 
 use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::report::Report;
 use arcctl::sandbox::world::lock;
-use drain_support::*;
-use faults_support::*;
+
+use crate::support::verdict::{expected_exit, unaccounted, unsafe_deletes};
+use crate::support::*;
 
 const RUNNERS: usize = 8;
 
 /// Job traffic: a quarter busy at the start, new jobs all along, a stale list.
-const TRAFFIC: [&str; 8] = [
-    "--busy",
-    "0.25",
-    "--job-rate",
-    "4",
-    "--job-duration",
-    "1s..3s",
-    "--list-cache",
-    "5s",
-];
+const TRAFFIC: &str = "--busy 0.25 --job-rate 4 --job-duration 1s..3s --list-cache 5s";
 
 /// The world: `RUNNERS` runners, the fault words, and job traffic when asked.
-async fn world(fault: &[&str], traffic: bool, seed: &str) -> Sandbox {
-    let runners = RUNNERS.to_string();
-    let mut words = vec!["--runners", runners.as_str(), "--seed", seed];
-    words.extend_from_slice(fault);
-    if traffic {
-        words.extend_from_slice(&TRAFFIC);
-    } else {
-        words.extend_from_slice(&["--job-rate", "0"]);
-    }
-    sandbox(&words).await
+async fn world(fault: &str, traffic: bool, seed: &str) -> Sandbox {
+    let load = if traffic { TRAFFIC } else { "--job-rate 0" };
+    sandbox(args!(format!(
+        "--runners {RUNNERS} --seed {seed} {fault} {load}"
+    )))
+    .await
 }
 
 /// Drains everything under the fault and checks the invariant; returns the result document.
 async fn drain_through(
     sb: &Sandbox,
     what: &str,
-    extra: &[&str],
+    extra: &str,
 ) -> (Option<serde_json::Value>, Report) {
     let before = pod_names(sb);
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let mut args = vec!["drain", "--all", "-A", "--yes", "-o", "json"];
-    args.extend(["--audit-log", audit.to_str().unwrap()]);
+    let mut args = args!("drain --all -A --yes -o json --audit-log", &audit);
+    args.extend(args!(extra));
     // Short waits unless the test gives its own.
-    for (flag, value) in [
-        ("--confirm-window", "2s"),
-        ("--poll-interval", "100ms"),
-        ("--max-unregister-rate", "0"),
-    ] {
-        if !extra.contains(&flag) {
-            args.extend([flag, value]);
-        }
-    }
-    args.extend_from_slice(extra);
-    let run = arcctl(sb, &args).await;
+    let run = arcctl(sb, fast(args)).await;
     sb.stop_traffic();
     sb.settle().await;
     let report = sb.report();
-    let lines = audit_lines(&audit);
+    let lines = audit::lines(&audit);
     let wrong = unsafe_deletes(&lines, &report);
     assert!(wrong.is_empty(), "{what}: {wrong:#?}\n{}", run.stderr);
     assert_eq!(report.runners.stuck, 0, "{what}");
@@ -108,9 +83,9 @@ async fn drain_through(
 /// The fault alone, then with job traffic; `struck` names the statuses that show it hit
 /// (`github` or Kubernetes side; 0 a reset, 1 a timeout).
 async fn both(
-    fault: &[&str],
+    fault: &str,
     what: &str,
-    extra: &[&str],
+    extra: &str,
     github: bool,
     struck: &[u16],
 ) -> Vec<Option<serde_json::Value>> {
@@ -152,9 +127,9 @@ fn drained(doc: &Option<serde_json::Value>) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_server_errors() {
     both(
-        &["--fault", "github-5xx=0.25"],
+        "--fault github-5xx=0.25",
         "github-5xx",
-        &[],
+        "",
         true,
         &[500, 502, 503],
     )
@@ -163,22 +138,15 @@ async fn github_server_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_connection_resets() {
-    both(
-        &["--fault", "github-reset=0.25"],
-        "github-reset",
-        &[],
-        true,
-        &[0],
-    )
-    .await;
+    both("--fault github-reset=0.25", "github-reset", "", true, &[0]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_timeouts() {
     both(
-        &["--fault", "github-timeout=0.15"],
+        "--fault github-timeout=0.15",
         "github-timeout",
-        &["--request-timeout", "500ms"],
+        "--request-timeout 500ms",
         true,
         &[1],
     )
@@ -188,15 +156,7 @@ async fn github_timeouts() {
 /// 403 rate limits, with `retry-after` or with `x-ratelimit-reset`: waited out, then done.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_403_rate_limits() {
-    for doc in both(
-        &["--fault", "github-403=0.2"],
-        "github-403",
-        &[],
-        true,
-        &[403],
-    )
-    .await
-    {
+    for doc in both("--fault github-403=0.2", "github-403", "", true, &[403]).await {
         assert!(
             drained(&doc) > 0,
             "rate limits are waited out, not failures"
@@ -207,30 +167,22 @@ async fn github_403_rate_limits() {
 /// 429 rate limits, with `retry-after` or with `x-ratelimit-reset`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn github_429_rate_limits() {
-    for doc in both(
-        &["--fault", "github-429=0.2"],
-        "github-429",
-        &[],
-        true,
-        &[429],
-    )
-    .await
-    {
+    for doc in both("--fault github-429=0.2", "github-429", "", true, &[429]).await {
         assert!(drained(&doc) > 0);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubernetes_server_errors() {
-    both(&["--fault", "kube-5xx=0.2"], "kube-5xx", &[], false, &[500]).await;
+    both("--fault kube-5xx=0.2", "kube-5xx", "", false, &[500]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubernetes_timeouts() {
     both(
-        &["--fault", "kube-timeout=0.1"],
+        "--fault kube-timeout=0.1",
         "kube-timeout",
-        &["--request-timeout", "500ms"],
+        "--request-timeout 500ms",
         false,
         &[1],
     )
@@ -242,7 +194,7 @@ async fn kubernetes_timeouts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubernetes_conflicts_from_replaced_objects() {
     for traffic in [false, true] {
-        let sb = world(&[], traffic, "13").await;
+        let sb = world("", traffic, "13").await;
         let world = sb.world();
         let replacer = tokio::spawn(async move {
             // Once the first unregister went through, give every EphemeralRunner a new uid: as
@@ -275,7 +227,7 @@ async fn kubernetes_conflicts_from_replaced_objects() {
             names.len()
         });
         let label = if traffic { "409 with traffic" } else { "409" };
-        let (doc, _) = drain_through(&sb, label, &["--confirm-window", "2s"]).await;
+        let (doc, _) = drain_through(&sb, label, "--confirm-window 2s").await;
         assert!(replacer.await.unwrap() > 0);
         let r = sb.report();
         let conflicts: u64 = r
@@ -301,29 +253,12 @@ async fn kubernetes_conflicts_from_replaced_objects() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn all_faults_combined_with_job_traffic() {
     let sb = world(
-        &[
-            "--fault",
-            "github-5xx=0.05",
-            "--fault",
-            "github-reset=0.05",
-            "--fault",
-            "github-timeout=0.03",
-            "--fault",
-            "github-403=0.05",
-            "--fault",
-            "github-429=0.05",
-            "--fault",
-            "kube-5xx=0.05",
-            "--fault",
-            "kube-timeout=0.03",
-            "--fault",
-            "unsafe-204=0.5",
-            "--secondary-limit",
-            "200",
-        ],
+        "--fault github-5xx=0.05 --fault github-reset=0.05 --fault github-timeout=0.03 \
+         --fault github-403=0.05 --fault github-429=0.05 --fault kube-5xx=0.05 \
+         --fault kube-timeout=0.03 --fault unsafe-204=0.5 --secondary-limit 200",
         true,
         "14",
     )
     .await;
-    drain_through(&sb, "all faults", &["--request-timeout", "500ms"]).await;
+    drain_through(&sb, "all faults", "--request-timeout 500ms").await;
 }

@@ -23,7 +23,7 @@ fn completions_and_man_pages_are_up_to_date() {
     }
     assert!(
         stale.is_empty(),
-        "generated files are out of date: {stale:?}\nrun `ARCCTL_BLESS=1 cargo test --test generated` and commit the result"
+        "generated files are out of date: {stale:?}\nrun `ARCCTL_BLESS=1 cargo test --test main generated::` and commit the result"
     );
 }
 

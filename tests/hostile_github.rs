@@ -4,28 +4,17 @@
 //! wait, probe alone, slow down, and finish with a handful of refusals at most.
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-
 use arcctl::sandbox::Sandbox;
-use drain_support::*;
+
+use crate::support::*;
 
 /// A drain far above the limit: 1,000 unregisters a second against `--secondary-limit 600`
 /// (120 DELETEs a minute).
-async fn drain_far_above_the_limit(sb: &Sandbox, extra: &[&str]) -> Run {
-    let mut args = vec![
-        "drain",
-        "--all",
-        "-A",
-        "--yes",
-        "-o",
-        "json",
-        "--confirm-window",
-        "2s",
-        "--max-unregister-rate",
-        "1000/s",
-    ];
-    args.extend_from_slice(extra);
-    arcctl(sb, &args).await
+async fn drain_far_above_the_limit(sb: &Sandbox, extra: &str) -> Run {
+    let mut args =
+        args!("drain --all -A --yes -o json --confirm-window 2s --max-unregister-rate 1000/s");
+    args.extend(args!(extra));
+    arcctl(sb, args).await
 }
 
 /// The stderr lines that tell a rate-limit wait.
@@ -40,16 +29,8 @@ fn wait_lines(run: &Run) -> Vec<&str> {
 async fn a_drain_far_above_the_secondary_limit_waits_probes_and_slows_down() {
     // 150 idle runners, 120 DELETEs a minute allowed: the limit is hit once the first 120 or
     // so have gone, and the rest must wait out the minute.
-    let sb = sandbox(&[
-        "--runners",
-        "150",
-        "--secondary-limit",
-        "600",
-        "--seed",
-        "11",
-    ])
-    .await;
-    let run = drain_far_above_the_limit(&sb, &[]).await;
+    let sb = sandbox(args!("--runners 150 --secondary-limit 600 --seed 11")).await;
+    let run = drain_far_above_the_limit(&sb, "").await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc = json(&run);
     assert_eq!(outcomes(&doc)["drained"].len(), 150, "{doc:#}");
@@ -89,18 +70,11 @@ async fn a_drain_far_above_the_secondary_limit_waits_probes_and_slows_down() {
 async fn a_refusal_without_retry_after_waits_a_minute_and_is_not_repeated() {
     // Every refusal names no wait: GitHub's guidance is then at least a minute, and a client
     // that comes back sooner is refused again.
-    let sb = sandbox(&[
-        "--runners",
-        "130",
-        "--secondary-limit",
-        "600",
-        "--secondary-limit-silent",
-        "1",
-        "--seed",
-        "12",
-    ])
+    let sb = sandbox(args!(
+        "--runners 130 --secondary-limit 600 --secondary-limit-silent 1 --seed 12"
+    ))
     .await;
-    let run = drain_far_above_the_limit(&sb, &[]).await;
+    let run = drain_far_above_the_limit(&sb, "").await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc = json(&run);
     assert_eq!(outcomes(&doc)["drained"].len(), 130, "{doc:#}");
@@ -128,30 +102,13 @@ async fn reads_while_waiting_for_busy_runners_pass_the_same_gate() {
     // unregisters: the polls, too, stop while the client is limited, and after the first
     // refusal every GitHub call goes alone. With 2 slots, at most 2 polls and 1 unregister can
     // be in flight when that first refusal comes back.
-    let sb = sandbox(&[
-        "--runners",
-        "130",
-        "--busy",
-        "0.1",
-        "--job-duration",
-        "20s",
-        "--secondary-limit",
-        "600",
-        "--seed",
-        "13",
-    ])
+    let sb = sandbox(args!(
+        "--runners 130 --busy 0.1 --job-duration 20s --secondary-limit 600 --seed 13"
+    ))
     .await;
     let run = drain_far_above_the_limit(
         &sb,
-        &[
-            "--wait",
-            "--poll-interval",
-            "2s",
-            "--timeout",
-            "5m",
-            "--concurrency",
-            "2",
-        ],
+        "--wait --poll-interval 2s --timeout 5m --concurrency 2",
     )
     .await;
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -4,28 +4,16 @@
 //! deletes them (finalizers; the pod goes only once the runner is removed from the service).
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-
 use arcctl::sandbox::Sandbox;
-use drain_support::*;
 use serde_json::Value;
+
+use crate::support::*;
 
 /// Drain everything fast: a short confirm window, no pacing to speak of.
 async fn drain_all(sb: &Sandbox) -> Value {
     let run = arcctl(
         sb,
-        &[
-            "drain",
-            "--all",
-            "-A",
-            "--yes",
-            "--confirm-window",
-            "2s",
-            "--max-unregister-rate",
-            "100/s",
-            "-o",
-            "json",
-        ],
+        args!("drain --all -A --yes --confirm-window 2s --max-unregister-rate 100/s -o json"),
     )
     .await;
     assert!([0, 3].contains(&run.code), "{}: {}", run.code, run.stderr);
@@ -39,22 +27,10 @@ fn runners(doc: &Value) -> &Vec<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pending_runner_pods_are_drained_through_the_right_object_and_none_fails() {
     for mode in ["scale-set", "mixed"] {
-        let sb = sandbox(&[
-            "--mode",
-            mode,
-            "--runners",
-            "30",
-            "--pending",
-            "0.3",
-            "--busy",
-            "0.3",
-            "--job-rate",
-            "5",
-            "--job-duration",
-            "2s..6s",
-            "--seed",
-            "3",
-        ])
+        let sb = sandbox(args!(format!(
+            "--mode {mode} --runners 30 --pending 0.3 --busy 0.3 --job-rate 5 \
+             --job-duration 2s..6s --seed 3"
+        )))
         .await;
         let doc = drain_all(&sb).await;
         let all = runners(&doc);
@@ -102,22 +78,10 @@ async fn pending_runner_pods_are_drained_through_the_right_object_and_none_fails
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_graceful_ephemeral_runner_deletes_an_unsafe_204_kills_no_job() {
-    let sb = sandbox(&[
-        "--runners",
-        "30",
-        "--pending",
-        "0.3",
-        "--busy",
-        "0.3",
-        "--job-rate",
-        "20",
-        "--job-duration",
-        "5s..20s",
-        "--fault",
-        "unsafe-204=1",
-        "--seed",
-        "1",
-    ])
+    let sb = sandbox(args!(
+        "--runners 30 --pending 0.3 --busy 0.3 --job-rate 20 --job-duration 5s..20s \
+         --fault unsafe-204=1 --seed 1"
+    ))
     .await;
     let doc = drain_all(&sb).await;
     assert_eq!(doc["totals"]["failed"], 0, "{doc:#}");

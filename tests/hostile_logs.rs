@@ -5,13 +5,11 @@
 //! strands no runner. Only 127.0.0.1; every wait is bounded; no assertion on how long anything
 //! took.
 
-mod drain_support;
-mod sandbox_kube_support;
-
 use arcctl::sandbox::noise::LogView;
 use arcctl::sandbox::world::lock;
-use drain_support::*;
-use sandbox_kube_support::Kube;
+
+use crate::support::kubectl::Kubectl;
+use crate::support::*;
 
 /// The log lines as `kubectl logs --timestamps` prints them.
 fn rendered(view: &LogView, since: Option<jiff::Timestamp>) -> Vec<String> {
@@ -27,23 +25,11 @@ fn is_prefix(short: &[String], long: &[String]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_reads_a_noisy_log_by_time_by_tail_and_by_bytes() {
-    let sb = sandbox(&[
-        "--runners",
-        "2",
-        "--busy",
-        "1",
-        "--log-noise",
-        "40",
-        "--job-duration",
-        "600s",
-        "--mode",
-        "legacy",
-    ])
+    let sb = sandbox(args!(
+        "--runners 2 --busy 1 --log-noise 40 --job-duration 600s --mode legacy"
+    ))
     .await;
-    let kube = Kube {
-        dir: tempfile::tempdir().unwrap(),
-        kubeconfig: sb.kubeconfig_path().to_path_buf(),
-    };
+    let kube = Kubectl::with_kubeconfig(sb.kubeconfig_path().to_path_buf());
     let pod = pod_names(&sb).into_iter().next().unwrap();
     let world = sb.world();
     let view = |w: &arcctl::sandbox::world::World| w.log_view(&w.options.namespace, &pod, "runner");
@@ -53,16 +39,9 @@ async fn kubectl_reads_a_noisy_log_by_time_by_tail_and_by_bytes() {
         let w = lock(&world);
         jiff::Timestamp::from_second(w.wall_now().as_second() - 2).unwrap()
     };
-    let since_arg = since.to_string();
-    let args = [
-        "logs",
-        pod.as_str(),
-        "-c",
-        "runner",
-        "--timestamps",
-        "--since-time",
-        since_arg.as_str(),
-    ];
+    let args = args!(format!(
+        "logs {pod} -c runner --timestamps --since-time {since}"
+    ));
     let before = rendered(&view(&lock(&world)), Some(since));
     let out = kube.ok(&args).await;
     let after = rendered(&view(&lock(&world)), Some(since));
@@ -89,7 +68,9 @@ async fn kubectl_reads_a_noisy_log_by_time_by_tail_and_by_bytes() {
     // The last 50 lines: a window of the whole log that ends no earlier than it did before.
     let before = rendered(&view(&lock(&world)), None);
     let out = kube
-        .ok(&["logs", &pod, "-c", "runner", "--timestamps", "--tail", "50"])
+        .ok(args!(format!(
+            "logs {pod} -c runner --timestamps --tail 50"
+        )))
         .await;
     let after = rendered(&view(&lock(&world)), None);
     let got: Vec<String> = out.lines().map(str::to_owned).collect();
@@ -105,7 +86,7 @@ async fn kubectl_reads_a_noisy_log_by_time_by_tail_and_by_bytes() {
 
     // The first 1,000 bytes: the start of the log never changes.
     let out = kube
-        .ok(&["logs", &pod, "-c", "runner", "--limit-bytes", "1000"])
+        .ok(args!(format!("logs {pod} -c runner --limit-bytes 1000")))
         .await;
     let whole: String = view(&lock(&world))
         .entries(None)
@@ -122,42 +103,15 @@ async fn kubectl_reads_a_noisy_log_by_time_by_tail_and_by_bytes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn drain_kills_no_job_and_strands_no_runner_when_traces_lag_under_noise() {
-    let sb = sandbox(&[
-        "--mode",
-        "mixed",
-        "--runners",
-        "40",
-        "--busy",
-        "0.4",
-        "--job-rate",
-        "20",
-        "--job-duration",
-        "5s..40s",
-        "--list-cache",
-        "60s",
-        "--fault",
-        "unsafe-204=1",
-        "--job-lag",
-        "3s",
-        "--log-noise",
-        "40",
-        "--seed",
-        "2",
-    ])
+    let sb = sandbox(args!(
+        "--mode mixed --runners 40 --busy 0.4 --job-rate 20 --job-duration 5s..40s \
+         --list-cache 60s --fault unsafe-204=1 --job-lag 3s --log-noise 40 --seed 2"
+    ))
     .await;
     // The default confirm window: what a user gets.
     let run = arcctl(
         &sb,
-        &[
-            "drain",
-            "--all",
-            "-A",
-            "--yes",
-            "--max-unregister-rate",
-            "100/s",
-            "-o",
-            "json",
-        ],
+        args!("drain --all -A --yes --max-unregister-rate 100/s -o json"),
     )
     .await;
     assert!(run.code == 0 || run.code == 3, "{}", run.stderr);

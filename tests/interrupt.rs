@@ -6,17 +6,15 @@
 //! send a real SIGINT to the built binary. Only 127.0.0.1; every wait is bounded; no assertion
 //! on how long anything took.
 
-mod drain_support;
-mod faults_support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use arcctl::context::{ScriptedPrompter, Terminals};
+use arcctl::context::ScriptedPrompter;
 use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::world::{SharedWorld, lock};
-use drain_support::*;
-use faults_support::*;
+
+use crate::support::verdict::{unaccounted, unsafe_deletes};
+use crate::support::*;
 
 /// When to interrupt: once the sandbox has answered `n` requests matching this.
 #[derive(Clone, Copy)]
@@ -63,148 +61,131 @@ enum When {
 struct Point {
     name: &'static str,
     when: When,
-    /// Extra `arcctl sandbox` words.
-    world: &'static [&'static str],
-    /// Extra drain arguments (they override the defaults by coming last).
-    args: &'static [&'static str],
+    /// Extra `arcctl sandbox` words (they replace the defaults of the same flag).
+    world: &'static str,
+    /// Extra drain arguments (they replace the defaults of the same flag).
+    args: &'static str,
 }
 
 const POINTS: &[Point] = &[
     Point {
         name: "before the run",
         when: When::Already,
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "at the prompt",
         when: When::Prompt,
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "during the list",
         when: When::Seen(gh("GET", "/actions/runners", &[], 1)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "during the cordon",
         when: When::Seen(kube("PATCH", "/nodes/", &[], 1)),
-        world: &["--nodes", "2"],
-        args: &["--node", "node-1"],
+        world: "--nodes 2",
+        args: "--node node-1",
     },
     Point {
         name: "after the first unregister",
         when: When::Seen(gh("DELETE", "/actions/runners/", UNREGISTERED, 1)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "after the third unregister",
         when: When::Seen(gh("DELETE", "/actions/runners/", UNREGISTERED, 3)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "after the fifth unregister",
         when: When::Seen(gh("DELETE", "/actions/runners/", UNREGISTERED, 5)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "after the sixth unregister",
         when: When::Seen(gh("DELETE", "/actions/runners/", UNREGISTERED, 6)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "after the burst of unregisters",
         when: When::Seen(gh("DELETE", "/actions/runners/", UNREGISTERED, 7)),
-        world: &[],
-        args: &["--max-unregister-rate", "0", "--confirm-window", "2s"],
+        world: "",
+        args: "--max-unregister-rate 0 --confirm-window 2s",
     },
     Point {
         name: "while queued at the pacer",
         when: When::Seen(gh("DELETE", "/actions/runners/", UNREGISTERED, 2)),
-        world: &[],
-        args: &["--max-unregister-rate", "1/s"],
+        world: "",
+        args: "--max-unregister-rate 1/s",
     },
     Point {
         name: "in the confirm window",
         when: When::Seen(gh("DELETE", "/actions/runners/", &[204], 1)),
-        world: &[],
-        args: &["--confirm-window", "3s"],
+        world: "",
+        args: "--confirm-window 3s",
     },
     Point {
         name: "during the idle check",
         when: When::Seen(kube("GET", "/log", &[], 1)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "after the first delete",
         when: When::Seen(kube("DELETE", "ephemeralrunners", &[], 1)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "after the third delete",
         when: When::Seen(kube("DELETE", "ephemeralrunners", &[], 3)),
-        world: &[],
-        args: &[],
+        world: "",
+        args: "",
     },
     Point {
         name: "while waiting for busy runners",
         when: When::Seen(gh("GET", "/actions/runners/{runner_id}", &[], 1)),
-        world: &["--busy", "0.5", "--job-duration", "20s"],
-        args: &["--wait", "--timeout", "60s"],
+        world: "--busy 0.5 --job-duration 20s",
+        args: "--wait --timeout 60s",
     },
     Point {
         name: "during a retry after a GitHub 5xx",
         when: When::Seen(gh("DELETE", "/actions/runners/", &[500, 502, 503], 1)),
-        world: &["--fault", "github-5xx=0.4"],
-        args: &[],
+        world: "--fault github-5xx=0.4",
+        args: "",
     },
     Point {
         name: "during a GitHub request that hangs",
         when: When::Seen(gh("", "/actions/runners", &[1], 1)),
-        world: &["--fault", "github-timeout=0.3"],
-        args: &["--request-timeout", "1s"],
+        world: "--fault github-timeout=0.3",
+        args: "--request-timeout 1s",
     },
     Point {
         name: "during a Kubernetes request that hangs",
         when: When::Seen(kube("", "/", &[1], 1)),
-        world: &["--fault", "kube-timeout=0.2"],
-        args: &["--request-timeout", "1s"],
+        world: "--fault kube-timeout=0.2",
+        args: "--request-timeout 1s",
     },
 ];
 
 const RUNNERS: usize = 12;
 
 /// Job traffic and a pace that spreads the drain over a few seconds.
-const WORLD: [&str; 10] = [
-    "--runners",
-    "12",
-    "--busy",
-    "0.2",
-    "--job-rate",
-    "3",
-    "--job-duration",
-    "1s..3s",
-    "--seed",
-    "21",
-];
+const WORLD: &str = "--runners 12 --busy 0.2 --job-rate 3 --job-duration 1s..3s --seed 21";
 
-const DRAIN: [&str; 6] = ["drain", "--all", "-A", "--yes", "-o", "json"];
-
-/// Short waits and a pace that spreads the drain over a few seconds, unless a point says
-/// otherwise.
-const DEFAULTS: [(&str, &str); 3] = [
-    ("--confirm-window", "2s"),
-    ("--poll-interval", "100ms"),
-    ("--max-unregister-rate", "4/s"),
-];
+/// A pace that spreads the drain over a few seconds, unless a point says otherwise; the other
+/// waits as `FAST` has them.
+const PACE: &str = "--max-unregister-rate 4/s";
 
 fn seen_count(world: &SharedWorld, s: Seen) -> u64 {
     let w = lock(world);
@@ -236,40 +217,16 @@ async fn wait_for(world: &SharedWorld, s: Seen) -> bool {
 }
 
 /// The runner pods a drain with `args` selects: those on `--node` when given, else all.
-fn selected_pods(sb: &Sandbox, args: &[&str]) -> Vec<String> {
-    let Some(node) = args
-        .iter()
-        .position(|a| *a == "--node")
-        .map(|i| args[i + 1])
-    else {
-        return pod_names(sb);
-    };
-    let world = sb.world();
-    let w = lock(&world);
-    let f = arcctl::sandbox::store::FieldSelector::parse(&format!("spec.nodeName={node}"))
-        .expect("a field selector");
-    w.store
-        .list(
-            arcctl::sandbox::store::PODS,
-            Some("arc-runners"),
-            &Default::default(),
-            &f,
-        )
-        .into_iter()
-        .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_owned))
-        .collect()
+fn selected_pods(sb: &Sandbox, args: &str) -> Vec<String> {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    match words.iter().position(|a| *a == "--node") {
+        Some(i) => pods_on(sb, words[i + 1]),
+        None => pod_names(sb),
+    }
 }
 
 async fn start(p: &Point) -> Sandbox {
-    // The point's words replace the defaults of the same flag.
-    let mut words: Vec<&str> = Vec::new();
-    for pair in WORLD.chunks(2) {
-        if !p.world.contains(&pair[0]) {
-            words.extend_from_slice(pair);
-        }
-    }
-    words.extend_from_slice(p.world);
-    sandbox(&words).await
+    sandbox(with_defaults(args!(p.world), WORLD)).await
 }
 
 /// What must hold after any interrupted drain.
@@ -321,25 +278,15 @@ async fn interrupt_at(p: &Point) {
     let before = selected_pods(&sb, p.args);
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let mut args = DRAIN.to_vec();
-    args.extend(["--audit-log", audit.to_str().unwrap()]);
-    for (flag, value) in DEFAULTS {
-        if !p.args.contains(&flag) {
-            args.extend([flag, value]);
-        }
-    }
-    args.extend_from_slice(p.args);
+    let mut args = args!("drain --all -A --yes -o json --audit-log", &audit);
+    args.extend(args!(p.args));
+    let mut args = fast(with_defaults(args, PACE));
     let mut inv = Invocation::new(&sb);
     let mut watcher = None;
     match p.when {
         When::Already => inv.interrupt.trigger(),
         When::Prompt => {
-            inv.terminals = Terminals {
-                stdin: true,
-                stdout: true,
-                stderr: true,
-                width: None,
-            };
+            inv = inv.on_a_terminal();
             inv.prompter = Some(Arc::new(ScriptedPrompter::new(false)));
             args.retain(|a| *a != "--yes");
         }
@@ -366,7 +313,7 @@ async fn interrupt_at(p: &Point) {
     }
     sb.stop_traffic();
     sb.settle().await;
-    check(p, &sb, &run, &before, &audit_lines(&audit));
+    check(p, &sb, &run, &before, &audit::lines(&audit));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -422,26 +369,18 @@ async fn sigint_to_the_binary_stops_safely() {
         ),
     ];
     for (name, s, window) in points {
-        let sb = sandbox(&WORLD).await;
+        let sb = sandbox(args!(WORLD)).await;
         let before = pod_names(&sb);
         let dir = tempfile::tempdir().unwrap();
         let audit = dir.path().join("audit.jsonl");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_arcctl"));
-        cmd.args([
-            "drain",
-            "--all",
-            "-A",
-            "--yes",
-            "--confirm-window",
-            window,
-            "--poll-interval",
-            "100ms",
-            "--max-unregister-rate",
-            "4/s",
-            "--no-progress",
-            "--audit-log",
-        ])
-        .arg(&audit)
+        cmd.args(args!(
+            format!(
+                "drain --all -A --yes --confirm-window {window} --poll-interval 100ms \
+                 --max-unregister-rate 4/s --no-progress --audit-log"
+            ),
+            &audit
+        ))
         .env_clear()
         .envs(sb.env())
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -481,7 +420,7 @@ async fn sigint_to_the_binary_stops_safely() {
         }
         sb.stop_traffic();
         sb.settle().await;
-        let wrong = unsafe_deletes(&audit_lines(&audit), &sb.report());
+        let wrong = unsafe_deletes(&audit::lines(&audit), &sb.report());
         assert!(wrong.is_empty(), "{name}: {wrong:#?}");
     }
 }

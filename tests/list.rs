@@ -1,31 +1,57 @@
 //! `arcctl list` end to end against the in-process sandbox: every scope, selector, state and
 //! output format, pagination, mixed ARC modes, and the error paths with their exit codes.
 
-mod list_support;
+mod readers;
 
 use std::collections::BTreeMap;
 
+use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::store::{EPHEMERAL_RUNNERS, PODS};
 use arcctl::sandbox::world::{Scope, lock};
-use list_support::*;
+use readers::*;
 use serde_json::{Value, json};
+
+use crate::support::fixtures::fixture;
+use crate::support::*;
+
+/// A sandbox from these `arcctl sandbox` words, settled: ARC's controllers are done with their
+/// start-up work, so every list sees the same world.
+async fn start(words: Vec<String>) -> Sandbox {
+    let sb = sandbox(words).await;
+    sb.settle().await;
+    sb
+}
+
+/// Runs `arcctl ARGS` with the sandbox's environment: exit code, stdout, stderr.
+async fn list(sb: &Sandbox, args: Vec<String>) -> (u8, String, String) {
+    list_env(sb, args, &[], &[]).await
+}
+
+/// Like [`list`], with the sandbox's variables `unset` removed and `set` added or replaced.
+async fn list_env(
+    sb: &Sandbox,
+    args: Vec<String>,
+    unset: &[&str],
+    set: &[(&str, &str)],
+) -> (u8, String, String) {
+    let mut inv = Invocation::new(sb);
+    for k in unset {
+        inv.env.remove(k);
+    }
+    for (k, v) in set {
+        inv.env.set(*k, *v);
+    }
+    let run = inv.run(args).await;
+    (run.code, run.stdout, run.stderr)
+}
 
 #[tokio::test]
 async fn done_criterion_250_mixed_runners_joined_with_busy_as_reported() {
-    let sb = start(&[
-        "--mode",
-        "mixed",
-        "--runners",
-        "250",
-        "--busy",
-        "0.3",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "600s",
-    ])
+    let sb = start(args!(
+        "--mode mixed --runners 250 --busy 0.3 --job-rate 0 --job-duration 600s"
+    ))
     .await;
-    let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let (code, out, err) = list(&sb, args!("list -A -o json")).await;
     assert_eq!(code, 0, "{err}");
     assert_matches_schema(&out);
     let items = items(&out);
@@ -65,20 +91,11 @@ async fn done_criterion_250_mixed_runners_joined_with_busy_as_reported() {
 
 #[tokio::test]
 async fn every_state_appears_when_the_world_makes_it() {
-    let sb = start(&[
-        "--mode",
-        "legacy",
-        "--runners",
-        "8",
-        "--busy",
-        "0.25",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "600s",
-    ])
+    let sb = start(args!(
+        "--mode legacy --runners 8 --busy 0.25 --job-rate 0 --job-duration 600s"
+    ))
     .await;
-    let before = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let before = items(&list(&sb, args!("list -A -o json")).await.1);
     let idle: Vec<&Value> = before.iter().filter(|i| i["state"] == "idle").collect();
     assert!(idle.len() >= 4, "{before:?}");
     let (offline, orphan, conflict) = (name(idle[0]), name(idle[1]), name(idle[2]));
@@ -110,7 +127,7 @@ async fn every_state_appears_when_the_world_makes_it() {
             )
             .unwrap();
     }
-    let (_, doc, _) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let (_, doc, _) = list(&sb, args!("list -A -o json")).await;
     // The document, with every state in it, matches the published schema.
     assert_matches_schema(&doc);
     let after = items(&doc);
@@ -131,10 +148,7 @@ async fn every_state_appears_when_the_world_makes_it() {
     // --state filters (repeatable), and the summary counts by state on stderr.
     let (code, out, err) = list(
         &sb,
-        &[
-            "-A", "--state", "pod-only", "--state", "conflict", "-o", "name",
-        ],
-        &[],
+        args!("list -A --state pod-only --state conflict -o name"),
     )
     .await;
     assert_eq!(code, 0);
@@ -142,7 +156,7 @@ async fn every_state_appears_when_the_world_makes_it() {
     want.sort();
     assert_eq!(out.lines().collect::<Vec<_>>(), want);
     assert_eq!(err, "");
-    let (_, _, err) = list(&sb, &["-A"], &[]).await;
+    let (_, _, err) = list(&sb, args!("list -A")).await;
     assert!(err.contains("9 runners: "), "{err}");
     for s in [
         "idle",
@@ -158,8 +172,8 @@ async fn every_state_appears_when_the_world_makes_it() {
 
 #[tokio::test]
 async fn scale_set_conflict_from_ephemeral_runner_status() {
-    let sb = start(&["--mode", "scale-set", "--runners", "3"]).await;
-    let before = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let sb = start(args!("--mode scale-set --runners 3")).await;
+    let before = items(&list(&sb, args!("list -A -o json")).await.1);
     let victim = name(&before[0]);
     let ns = namespace_of(&before, &victim);
     {
@@ -174,7 +188,7 @@ async fn scale_set_conflict_from_ephemeral_runner_status() {
             )
             .unwrap();
     }
-    let after = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let after = items(&list(&sb, args!("list -A -o json")).await.1);
     let c = after.iter().find(|i| i["name"] == victim.as_str()).unwrap();
     assert_eq!(c["state"], "conflict");
     assert!(
@@ -187,8 +201,8 @@ async fn scale_set_conflict_from_ephemeral_runner_status() {
 
 #[tokio::test]
 async fn every_scope() {
-    let sb = start(&["--runners", "6"]).await;
-    let all = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let sb = start(args!("--runners 6")).await;
+    let all = items(&list(&sb, args!("list -A -o json")).await.1);
     let (r0, r1, e0) = (name(&all[0]), name(&all[1]), name(&all[2]));
     {
         let world = sb.world();
@@ -204,10 +218,11 @@ async fn every_scope() {
         }
     }
     // --repo: its two runners are joined; the other pods have no registration there.
-    let (code, out, err) = list(
+    let (code, out, err) = list_env(
         &sb,
-        &["-A", "-o", "json", "--repo", "sandbox-org/web"],
+        args!("list -A -o json --repo sandbox-org/web"),
         &["ARCCTL_ORG"],
+        &[],
     )
     .await;
     assert_eq!(code, 0, "{err}");
@@ -222,7 +237,7 @@ async fn every_scope() {
     // ARCCTL_REPO works the same.
     let (code, out, _) = list_env(
         &sb,
-        &["-A", "-o", "name", "--state", "idle"],
+        args!("list -A -o name --state idle"),
         &["ARCCTL_ORG"],
         &[("ARCCTL_REPO", "sandbox-org/web")],
     )
@@ -230,49 +245,29 @@ async fn every_scope() {
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 2);
     // --enterprise.
-    let (code, out, err) = list(
+    let (code, out, err) = list_env(
         &sb,
-        &[
-            "-A",
-            "-o",
-            "name",
-            "--state",
-            "idle",
-            "--enterprise",
-            "big-co",
-        ],
+        args!("list -A -o name --state idle --enterprise big-co"),
         &["ARCCTL_ORG"],
+        &[],
     )
     .await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, format!("runner/{e0}\n"));
     // --org (the flag overrides ARCCTL_ORG of the same kind): the three left.
-    let (code, out, _) = list(
-        &sb,
-        &[
-            "-A",
-            "-o",
-            "name",
-            "--state",
-            "idle",
-            "--org",
-            "sandbox-org",
-        ],
-        &[],
-    )
-    .await;
+    let (code, out, _) = list(&sb, args!("list -A -o name --state idle --org sandbox-org")).await;
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 3);
     // Two kinds at once: refused before any request.
-    let (code, _, err) = list(&sb, &["-A", "--repo", "sandbox-org/web"], &[]).await;
+    let (code, _, err) = list(&sb, args!("list -A --repo sandbox-org/web")).await;
     assert_eq!(code, 2);
     assert!(err.contains("ARCCTL_ORG and --repo"), "{err}");
 }
 
 #[tokio::test]
 async fn selectors_and_filters() {
-    let sb = start(&["--mode", "mixed", "--runners", "12", "--nodes", "3"]).await;
-    let all = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let sb = start(args!("--mode mixed --runners 12 --nodes 3")).await;
+    let all = items(&list(&sb, args!("list -A -o json")).await.1);
     assert_eq!(all.len(), 12);
     let names_of = |out: &str| {
         out.lines()
@@ -287,7 +282,7 @@ async fn selectors_and_filters() {
         .filter(|i| i["node"] == node.as_str())
         .map(name)
         .collect();
-    let (_, out, _) = list(&sb, &["-A", "-o", "name", "--node", &node], &[]).await;
+    let (_, out, _) = list(&sb, args!("list -A -o name --node", &node)).await;
     assert_eq!(names_of(&out), want);
     assert!(want.len() < 12);
 
@@ -303,18 +298,13 @@ async fn selectors_and_filters() {
             .filter(|i| i["scaleSet"] == set.as_str())
             .map(name)
             .collect();
-        let (_, out, _) = list(&sb, &["-A", "-o", "name", "--scale-set", set], &[]).await;
+        let (_, out, _) = list(&sb, args!("list -A -o name --scale-set", set)).await;
         assert_eq!(names_of(&out), want, "scale set {set}");
     }
     assert!(sets.len() >= 2, "{sets:?}");
 
     // -l: a label selector the server applies.
-    let (_, out, _) = list(
-        &sb,
-        &["-A", "-o", "name", "-l", "actions-ephemeral-runner"],
-        &[],
-    )
-    .await;
+    let (_, out, _) = list(&sb, args!("list -A -o name -l actions-ephemeral-runner")).await;
     let want: Vec<String> = all
         .iter()
         .filter(|i| i["mode"] == "scale-set")
@@ -325,27 +315,27 @@ async fn selectors_and_filters() {
     // Positional names and globs.
     let first = name(&all[0]);
     let prefix: String = first.chars().take(5).collect();
-    let (_, out, _) = list(&sb, &["-A", "-o", "name", &first], &[]).await;
+    let (_, out, _) = list(&sb, args!("list -A -o name", &first)).await;
     assert_eq!(names_of(&out), vec![first.clone()]);
     let want: Vec<String> = all
         .iter()
         .map(name)
         .filter(|n| n.starts_with(&prefix))
         .collect();
-    let (_, out, _) = list(&sb, &["-A", "-o", "name", &format!("{prefix}*")], &[]).await;
+    let (_, out, _) = list(&sb, args!("list -A -o name", format!("{prefix}*"))).await;
     assert_eq!(names_of(&out), want);
 
     // -n: only that namespace; the context's namespace by default.
     let ns = all[0]["namespace"].as_str().unwrap().to_owned();
-    let (_, out, _) = list(&sb, &["-n", &ns, "-o", "name"], &[]).await;
+    let (_, out, _) = list(&sb, args!(format!("list -n {ns} -o name"))).await;
     assert_eq!(
         out.lines().count(),
         all.iter().filter(|i| i["namespace"] == ns.as_str()).count()
     );
-    let (_, default_ns, _) = list(&sb, &["-o", "name"], &[]).await;
+    let (_, default_ns, _) = list(&sb, args!("list -o name")).await;
     assert_eq!(default_ns, out);
     // A namespace with no runner pods: every registration is registration-only there.
-    let (_, out, _) = list(&sb, &["-n", "elsewhere", "-o", "json"], &[]).await;
+    let (_, out, _) = list(&sb, args!("list -n elsewhere -o json")).await;
     assert!(
         items(&out)
             .iter()
@@ -372,33 +362,18 @@ async fn selectors_and_filters() {
         })
         .map(name)
         .collect();
+    let upper = label.to_uppercase();
     let (_, out, _) = list(
         &sb,
-        &[
-            "-A",
-            "-o",
-            "name",
-            "--label",
-            &label,
-            "--label",
-            &label.to_uppercase(),
-        ],
-        &[],
+        args!(format!("list -A -o name --label {label} --label {upper}")),
     )
     .await;
     assert_eq!(names_of(&out), want);
     let (_, out, _) = list(
         &sb,
-        &[
-            "-A",
-            "-o",
-            "name",
-            "--label",
-            &label,
-            "--label",
-            "no-such-label",
-        ],
-        &[],
+        args!(format!(
+            "list -A -o name --label {label} --label no-such-label"
+        )),
     )
     .await;
     assert_eq!(out, "");
@@ -406,8 +381,8 @@ async fn selectors_and_filters() {
 
 #[tokio::test]
 async fn runner_groups_by_name_and_id() {
-    let sb = start(&["--runners", "5"]).await;
-    let all = items(&list(&sb, &["-A", "-o", "json"], &[]).await.1);
+    let sb = start(args!("--runners 5")).await;
+    let all = items(&list(&sb, args!("list -A -o json")).await.1);
     let (a, b) = (name(&all[1]), name(&all[3]));
     {
         let world = sb.world();
@@ -423,11 +398,11 @@ async fn runner_groups_by_name_and_id() {
         }
     }
     for spec in ["gpu", "7"] {
-        let (code, out, err) = list(&sb, &["-A", "-o", "name", "--group", spec], &[]).await;
+        let (code, out, err) = list(&sb, args!("list -A -o name --group", spec)).await;
         assert_eq!(code, 0, "{err}");
         assert_eq!(out, format!("runner/{a}\nrunner/{b}\n"), "--group {spec}");
     }
-    let (code, _, err) = list(&sb, &["-A", "--group", "nope"], &[]).await;
+    let (code, _, err) = list(&sb, args!("list -A --group nope")).await;
     assert_eq!(code, 1);
     assert!(
         err.contains("runner group `nope` not found in org `sandbox-org`"),
@@ -438,17 +413,17 @@ async fn runner_groups_by_name_and_id() {
 
 #[tokio::test]
 async fn output_formats() {
-    let sb = start(&["--runners", "3", "--seed", "7"]).await;
-    let (code, json_out, _) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let sb = start(args!("--runners 3 --seed 7")).await;
+    let (code, json_out, _) = list(&sb, args!("list -A -o json")).await;
     assert_eq!(code, 0);
     let doc: Value = serde_json::from_str(&json_out).unwrap();
     assert_eq!(doc["apiVersion"], "arcctl/v1");
     assert_eq!(doc["kind"], "RunnerList");
-    let (code, yaml_out, _) = list(&sb, &["-A", "-o", "yaml"], &[]).await;
+    let (code, yaml_out, _) = list(&sb, args!("list -A -o yaml")).await;
     assert_eq!(code, 0);
     let yaml: Value = serde_yaml::from_str(&yaml_out).unwrap();
     assert_eq!(yaml, doc);
-    let (_, names, _) = list(&sb, &["-A", "-o", "name"], &[]).await;
+    let (_, names, _) = list(&sb, args!("list -A -o name")).await;
     let want: String = doc["items"]
         .as_array()
         .unwrap()
@@ -456,18 +431,18 @@ async fn output_formats() {
         .map(|i| format!("runner/{}\n", name(i)))
         .collect();
     assert_eq!(names, want);
-    let (_, table, err) = list(&sb, &["-A"], &[]).await;
+    let (_, table, err) = list(&sb, args!("list -A")).await;
     assert!(table.starts_with("NAME "));
     assert_eq!(table.lines().count(), 4);
     assert_eq!(err, "3 runners: 3 idle\n");
-    let (_, bare, _) = list(&sb, &["-A", "--no-headers"], &[]).await;
+    let (_, bare, _) = list(&sb, args!("list -A --no-headers")).await;
     assert_eq!(bare.lines().count(), 3);
     assert!(!bare.contains("NAME"));
     // Not a terminal: no colour, unless asked for.
     assert!(!table.contains('\x1b'));
-    let (_, colored, _) = list(&sb, &["-A", "--color", "always"], &[]).await;
+    let (_, colored, _) = list(&sb, args!("list -A --color always")).await;
     assert!(colored.contains("\x1b[32midle\x1b[0m"), "{colored}");
-    let (_, quiet, err) = list(&sb, &["-A", "-q"], &[]).await;
+    let (_, quiet, err) = list(&sb, args!("list -A -q")).await;
     // Same data (ages may have moved on by a second), no summary.
     assert_eq!(mask_column(&quiet, "AGE"), mask_column(&table, "AGE"));
     assert_eq!(err, "");
@@ -477,33 +452,22 @@ async fn output_formats() {
 async fn table_snapshots_with_stable_data() {
     // Fixed seed, no job traffic, a few long jobs: names, nodes and jobs are the same every
     // run; only AGE moves, and it is masked.
-    let sb = start(&[
-        "--mode",
-        "mixed",
-        "--runners",
-        "6",
-        "--busy",
-        "0.34",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "3600s",
-        "--seed",
-        "42",
-    ])
+    let sb = start(args!(
+        "--mode mixed --runners 6 --busy 0.34 --job-rate 0 --job-duration 3600s --seed 42"
+    ))
     .await;
-    let (code, table, _) = list(&sb, &["-A"], &[]).await;
+    let (code, table, _) = list(&sb, args!("list -A")).await;
     assert_eq!(code, 0);
     insta::assert_snapshot!("list_table", mask_column(&table, "AGE"));
-    let (code, wide, _) = list(&sb, &["-A", "-o", "wide"], &[]).await;
+    let (code, wide, _) = list(&sb, args!("list -A -o wide")).await;
     assert_eq!(code, 0);
     insta::assert_snapshot!("list_wide", mask_column(&wide, "AGE"));
 }
 
 #[tokio::test]
 async fn pagination_beyond_100_runners() {
-    let sb = start(&["--runners", "250"]).await;
-    let (code, out, _) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let sb = start(args!("--runners 250")).await;
+    let (code, out, _) = list(&sb, args!("list -A -o json")).await;
     assert_eq!(code, 0);
     assert_eq!(items(&out).len(), 250);
     let report = sb.report();
@@ -523,10 +487,8 @@ async fn ten_thousand_runners() {
     // The world is filled directly (10,000 registrations, 10,000 legacy runner pods on 50
     // nodes, a fifth of them busy with a job in their log): what is measured here is `list`,
     // not the simulation's start-up.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let args = arcctl::sandbox::options(["--runners", "0"]).unwrap();
-    let mut world = arcctl::sandbox::world::World::empty(args);
-    let template = list_support::registration_template();
+    let mut world = arcctl::sandbox::world::World::empty(options(args!("--runners 0")));
+    let template = registration_template();
     for i in 0..10_000u64 {
         let name = format!("big-{i:05}");
         let mut reg = template.clone();
@@ -555,7 +517,7 @@ async fn ten_thousand_runners() {
         }
     }
     let sb = arcctl::sandbox::Sandbox::start_world(world).await.unwrap();
-    let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let (code, out, err) = list(&sb, args!("list -A -o json")).await;
     assert_eq!(code, 0, "{err}");
     let items = items(&out);
     assert_eq!(items.len(), 10_000);
@@ -563,32 +525,27 @@ async fn ten_thousand_runners() {
     let busy: Vec<&Value> = items.iter().filter(|i| i["state"] == "busy").collect();
     assert_eq!(busy.len(), 2_000);
     assert_eq!(busy[1]["job"], "job-5");
-    let (code, out, err) = list(
-        &sb,
-        &["-A", "--node", "node-7", "--state", "idle", "-o", "name"],
-        &[],
-    )
-    .await;
+    let (code, out, err) = list(&sb, args!("list -A --node node-7 --state idle -o name")).await;
     assert_eq!(code, 0, "{err}");
     // Pod i is on node i % 50 and busy when i % 5 == 0: node-7's 200 are idle, node-10's busy.
     assert_eq!(out.lines().count(), 200);
-    let (_, out, _) = list(
-        &sb,
-        &["-A", "--node", "node-10", "--state", "idle", "-o", "name"],
-        &[],
-    )
-    .await;
+    let (_, out, _) = list(&sb, args!("list -A --node node-10 --state idle -o name")).await;
     assert_eq!(out, "");
-    let (code, _, err) = list(&sb, &["-A"], &[]).await;
+    let (code, _, err) = list(&sb, args!("list -A")).await;
     assert_eq!(code, 0);
     assert_eq!(err, "10000 runners: 8000 idle, 2000 busy\n");
 }
 
 #[tokio::test]
 async fn a_bad_token_is_exit_4_and_never_printed() {
-    let sb = start(&["--runners", "2"]).await;
-    let (code, out, err) =
-        list_env(&sb, &["-A"], &[], &[("GH_TOKEN", "ghp_wrong_and_secret")]).await;
+    let sb = start(args!("--runners 2")).await;
+    let (code, out, err) = list_env(
+        &sb,
+        args!("list -A"),
+        &[],
+        &[("GH_TOKEN", "ghp_wrong_and_secret")],
+    )
+    .await;
     assert_eq!(code, 4, "{err}");
     assert_eq!(out, "");
     assert!(
@@ -605,8 +562,8 @@ async fn a_bad_token_is_exit_4_and_never_printed() {
 
 #[tokio::test]
 async fn an_unknown_org_is_not_found_or_not_visible() {
-    let sb = start(&["--runners", "2"]).await;
-    let (code, _, err) = list(&sb, &["-A", "--org", "nope"], &[]).await;
+    let sb = start(args!("--runners 2")).await;
+    let (code, _, err) = list(&sb, args!("list -A --org nope")).await;
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("`nope` not found or not visible to this token"),
@@ -616,12 +573,12 @@ async fn an_unknown_org_is_not_found_or_not_visible() {
 
 #[tokio::test]
 async fn an_unreachable_api_names_the_url() {
-    let sb = start(&["--runners", "2"]).await;
+    let sb = start(args!("--runners 2")).await;
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}", l.local_addr().unwrap())
     };
-    let (code, _, err) = list_env(&sb, &["-A"], &[], &[("GITHUB_API_URL", &closed)]).await;
+    let (code, _, err) = list_env(&sb, args!("list -A"), &[], &[("GITHUB_API_URL", &closed)]).await;
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains(&format!("could not reach GitHub at {closed}/")),
@@ -632,8 +589,8 @@ async fn an_unreachable_api_names_the_url() {
 
 #[tokio::test]
 async fn kubeconfig_problems_are_usage_errors() {
-    let sb = start(&["--runners", "2"]).await;
-    let (code, _, err) = list(&sb, &["-A", "--context", "nope"], &[]).await;
+    let sb = start(args!("--runners 2")).await;
+    let (code, _, err) = list(&sb, args!("list -A --context nope")).await;
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("context `nope` not found in the kubeconfig"),
@@ -645,16 +602,21 @@ async fn kubeconfig_problems_are_usage_errors() {
     );
     let bad = sb.dir().join("broken-kubeconfig");
     std::fs::write(&bad, "apiVersion: v1\nclusters: {{{").unwrap();
-    let (code, _, err) =
-        list_env(&sb, &["-A"], &[], &[("KUBECONFIG", bad.to_str().unwrap())]).await;
+    let (code, _, err) = list_env(
+        &sb,
+        args!("list -A"),
+        &[],
+        &[("KUBECONFIG", bad.to_str().unwrap())],
+    )
+    .await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is malformed"), "{err}");
 }
 
 #[tokio::test]
 async fn a_forbidden_namespace_is_exit_4_naming_verb_and_resource() {
-    let sb = start(&["--runners", "2", "--forbid-namespace", "arc-runners"]).await;
-    let (code, out, err) = list(&sb, &["-n", "arc-runners"], &[]).await;
+    let sb = start(args!("--runners 2 --forbid-namespace arc-runners")).await;
+    let (code, out, err) = list(&sb, args!("list -n arc-runners")).await;
     assert_eq!(code, 4, "{err}");
     assert_eq!(out, "");
     assert!(
@@ -665,7 +627,7 @@ async fn a_forbidden_namespace_is_exit_4_naming_verb_and_resource() {
         "{err}"
     );
     // Across all namespaces, the cluster-wide list is denied too.
-    let (code, _, _) = list(&sb, &["-A"], &[]).await;
+    let (code, _, _) = list(&sb, args!("list -A")).await;
     assert_eq!(code, 4);
 }
 
@@ -673,27 +635,11 @@ async fn a_forbidden_namespace_is_exit_4_naming_verb_and_resource() {
 async fn github_app_authentication() {
     let key = fixture("sandbox-app-test-key.pem");
     let public = fixture("sandbox-app-test-key.pub.pem");
-    let sb = start(&[
-        "--runners",
-        "3",
-        "--app-id",
-        "321",
-        "--app-public-key",
-        public.to_str().unwrap(),
-    ])
-    .await;
+    let sb = start(args!("--runners 3 --app-id 321 --app-public-key", &public)).await;
     // The App wins over the tokens in the environment; drop them anyway to prove it.
     let (code, out, err) = list_env(
         &sb,
-        &[
-            "-A",
-            "-o",
-            "name",
-            "--app-id",
-            "321",
-            "--app-key",
-            key.to_str().unwrap(),
-        ],
+        args!("list -A -o name --app-id 321 --app-key", &key),
         &["GH_TOKEN", "GITHUB_TOKEN"],
         &[],
     )
@@ -703,7 +649,7 @@ async fn github_app_authentication() {
     // A wrong App id is refused by GitHub: exit 4, naming the App.
     let (code, _, err) = list_env(
         &sb,
-        &["-A", "--app-id", "999", "--app-key", key.to_str().unwrap()],
+        args!("list -A --app-id 999 --app-key", &key),
         &["GH_TOKEN", "GITHUB_TOKEN"],
         &[],
     )
@@ -715,18 +661,11 @@ async fn github_app_authentication() {
 #[tokio::test]
 async fn transient_github_faults_are_retried() {
     // Only GitHub requests draw faults, one after another, so the seed fixes which fail.
-    let sb = start(&[
-        "--runners",
-        "250",
-        "--fault",
-        "github-5xx=0.3",
-        "--fault",
-        "github-reset=0.2",
-        "--seed",
-        "11",
-    ])
+    let sb = start(args!(
+        "--runners 250 --fault github-5xx=0.3 --fault github-reset=0.2 --seed 11"
+    ))
     .await;
-    let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let (code, out, err) = list(&sb, args!("list -A -o json")).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(items(&out).len(), 250);
     let github = sb.report().requests.github;
@@ -741,8 +680,8 @@ async fn transient_github_faults_are_retried() {
 async fn kube_server_errors_are_retried() {
     // With this seed three of the first five draws are faults and two are not: whichever way
     // the pod and EphemeralRunner lists interleave, neither sees four faults in a row.
-    let sb = start(&["--runners", "20", "--fault", "kube-5xx=0.5", "--seed", "1"]).await;
-    let (code, out, err) = list(&sb, &["-A", "-o", "json"], &[]).await;
+    let sb = start(args!("--runners 20 --fault kube-5xx=0.5 --seed 1")).await;
+    let (code, out, err) = list(&sb, args!("list -A -o json")).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(items(&out).len(), 20);
     let kube = sb.report().requests.kube;
@@ -755,18 +694,11 @@ async fn kube_server_errors_are_retried() {
 
 #[tokio::test]
 async fn an_interrupt_stops_the_list_with_130() {
-    let sb = start(&["--runners", "2"]).await;
-    let (ctx, out, err) = arcctl::context::Context::captured(arcctl::context::Env::new(sb.env()));
-    ctx.interrupt.trigger();
-    let code = arcctl::run(
-        ["arcctl", "list", "-A"]
-            .into_iter()
-            .map(Into::into)
-            .collect(),
-        ctx,
-    )
-    .await;
-    assert_eq!(code, 130);
-    assert_eq!(out.text(), "");
-    assert_eq!(err.text(), "error: interrupted\n");
+    let sb = start(args!("--runners 2")).await;
+    let inv = Invocation::new(&sb);
+    inv.interrupt.trigger();
+    let run = inv.run(args!("list -A")).await;
+    assert_eq!(run.code, 130);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "error: interrupted\n");
 }

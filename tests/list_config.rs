@@ -1,15 +1,14 @@
 //! `arcctl list` refusals that need no server: scope, token and kubeconfig problems, each with
 //! its exit code and one clear message on stderr.
 
-use arcctl::context::{Context, Env};
+use arcctl::context::Env;
 
-async fn run(args: &[&str], env: Env) -> (u8, String, String) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let (ctx, out, err) = Context::captured(env);
-    let mut argv = vec!["arcctl", "list"];
-    argv.extend_from_slice(args);
-    let code = arcctl::run(argv.into_iter().map(Into::into).collect(), ctx).await;
-    (code, out.text(), err.text())
+use crate::support::Invocation;
+
+/// Runs `arcctl ARGS` with exactly `env`: exit code, stdout, stderr.
+async fn run(args: Vec<String>, env: Env) -> (u8, String, String) {
+    let run = Invocation::with_env(env).run(args).await;
+    (run.code, run.stdout, run.stderr)
 }
 
 /// A kubeconfig with contexts `a` and `b`, both pointing at a closed port (never contacted).
@@ -44,7 +43,7 @@ async fn an_unknown_context_is_a_usage_error_naming_the_contexts() {
     let dir = tempfile::tempdir().unwrap();
     let kc = dir.path().join("config");
     std::fs::write(&kc, KUBECONFIG).unwrap();
-    let (code, out, err) = run(&["--context", "nope"], env_with(&kc)).await;
+    let (code, out, err) = run(args!("list --context nope"), env_with(&kc)).await;
     assert_eq!(code, 2, "{err}");
     assert_eq!(out, "");
     assert!(
@@ -62,7 +61,7 @@ async fn a_malformed_kubeconfig_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let kc = dir.path().join("config");
     std::fs::write(&kc, "clusters: [this is: not: yaml").unwrap();
-    let (code, _, err) = run(&["-A"], env_with(&kc)).await;
+    let (code, _, err) = run(args!("list -A"), env_with(&kc)).await;
     assert_eq!(code, 2, "{err}");
     assert!(
         err.starts_with(&format!(
@@ -71,7 +70,7 @@ async fn a_malformed_kubeconfig_is_a_usage_error() {
         )),
         "{err}"
     );
-    let (code, _, err) = run(&["-A"], env_with(&dir.path().join("missing"))).await;
+    let (code, _, err) = run(args!("list -A"), env_with(&dir.path().join("missing"))).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("failed to read kubeconfig"), "{err}");
 }
@@ -81,27 +80,27 @@ async fn two_scope_kinds_are_refused_before_any_request() {
     let dir = tempfile::tempdir().unwrap();
     let kc = dir.path().join("config");
     std::fs::write(&kc, KUBECONFIG).unwrap();
-    let (code, _, err) = run(&["--repo", "acme/web"], env_with(&kc)).await;
+    let (code, _, err) = run(args!("list --repo acme/web"), env_with(&kc)).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("ARCCTL_ORG and --repo both set a GitHub scope"),
         "{err}"
     );
-    let (code, _, err) = run(&["--org", "a", "--enterprise", "e"], Env::default()).await;
+    let (code, _, err) = run(args!("list --org a --enterprise e"), Env::default()).await;
     assert_eq!(code, 2);
     assert!(err.contains("--org and --enterprise"), "{err}");
 }
 
 #[tokio::test]
 async fn no_token_is_exit_4_and_bad_globs_exit_2() {
-    let (code, _, err) = run(&["--org", "acme"], Env::default()).await;
+    let (code, _, err) = run(args!("list --org acme"), Env::default()).await;
     assert_eq!(code, 4);
     assert!(err.starts_with("error: no GitHub token\n"), "{err}");
     assert!(err.contains("GH_TOKEN"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let kc = dir.path().join("config");
     std::fs::write(&kc, KUBECONFIG).unwrap();
-    let (code, _, err) = run(&["runner-[", "-A"], env_with(&kc)).await;
+    let (code, _, err) = run(args!("list runner-[ -A"), env_with(&kc)).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("`runner-[` is not a valid runner name or glob"),
@@ -115,7 +114,7 @@ async fn an_unreachable_cluster_names_the_resource() {
     let dir = tempfile::tempdir().unwrap();
     let kc = dir.path().join("config");
     std::fs::write(&kc, KUBECONFIG).unwrap();
-    let (code, _, err) = run(&["--context", "b"], env_with(&kc)).await;
+    let (code, _, err) = run(args!("list --context b"), env_with(&kc)).await;
     assert_eq!(code, 1, "{err}");
     // Whichever side fails first, the message names what could not be reached.
     assert!(

@@ -92,7 +92,7 @@ fn runner(id: u64, name: &str) -> Value {
 }
 
 fn settings(url: &str, scope: Scope) -> GitHubSettings {
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    crate::support::install_tls();
     GitHubSettings {
         scope,
         base_url: url::Url::parse(&format!("{url}/")).unwrap(),

@@ -3,19 +3,9 @@
 //! of its rules arcctl stops with exit 4 naming the verb and resource that was denied.
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-mod drain_support;
-
 use arcctl::sandbox::Sandbox;
-use drain_support::*;
 
-const FAST: [&str; 6] = [
-    "--confirm-window",
-    "2s",
-    "--poll-interval",
-    "100ms",
-    "--max-unregister-rate",
-    "0",
-];
+use crate::support::*;
 
 /// The ```yaml blocks of docs/deploy.md, as one multi-document YAML text.
 fn documented_rbac() -> String {
@@ -61,17 +51,15 @@ fn rbac_file(dir: &std::path::Path, from: &str, to: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-async fn rbac_sandbox(file: &str, extra: &[&str]) -> Sandbox {
-    let mut words = vec!["--rbac", file];
-    words.extend_from_slice(extra);
-    sandbox(&words).await
+async fn rbac_sandbox(file: &str, extra: Vec<String>) -> Sandbox {
+    let mut words = args!("--rbac", file);
+    words.extend(extra);
+    sandbox(words).await
 }
 
-async fn drain(sb: &Sandbox, extra: &[&str]) -> Run {
-    let mut args = vec!["drain"];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&FAST);
-    arcctl(sb, &args).await
+/// `arcctl ARGS` with the `FAST` profile.
+async fn drain(sb: &Sandbox, args: Vec<String>) -> Run {
+    arcctl(sb, fast(args)).await
 }
 
 fn forbidden(sb: &Sandbox) -> u64 {
@@ -91,36 +79,23 @@ async fn the_documented_rbac_allows_everything_arcctl_sends() {
     for mode in ["scale-set", "legacy", "mixed"] {
         let sb = rbac_sandbox(
             &file,
-            &[
-                "--mode",
-                mode,
-                "--runners",
-                "8",
-                "--nodes",
-                "2",
-                "--busy",
-                "0.25",
-            ],
+            args!(format!("--mode {mode} --runners 8 --nodes 2 --busy 0.25")),
         )
         .await;
-        let run = arcctl(&sb, &["list", "-A", "-o", "wide"]).await;
+        let run = arcctl(&sb, args!("list -A -o wide")).await;
         assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
-        let run = arcctl(&sb, &["list", "-n", "arc-runners", "-o", "json"]).await;
+        let run = arcctl(&sb, args!("list -n arc-runners -o json")).await;
         assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
         // A node drain with cordon, then everything else.
         // Busy runners are skipped (exit 3); nothing may be denied (exit 4).
-        let run = drain(
-            &sb,
-            &["--node", "node-1", "--cordon", "--yes", "-o", "json"],
-        )
-        .await;
+        let run = drain(&sb, args!("drain --node node-1 --cordon --yes -o json")).await;
         assert!(
             run.code == 0 || run.code == 3,
             "{mode}: {}\n{}",
             run.stdout,
             run.stderr
         );
-        let run = drain(&sb, &["-A", "--all", "--yes", "-o", "json"]).await;
+        let run = drain(&sb, args!("drain -A --all --yes -o json")).await;
         assert!(
             run.code == 0 || run.code == 3,
             "{mode}: {}\n{}",
@@ -142,7 +117,7 @@ type Case = (
     &'static str,
     &'static str,
     &'static str,
-    &'static [&'static str],
+    &'static str,
     &'static str,
     &'static str,
 );
@@ -155,7 +130,7 @@ async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
             "scale-set",
             "resources: [\"nodes\"]\n    verbs: [\"get\", \"patch\"]",
             "resources: [\"nodes\"]\n    verbs: [\"get\"]",
-            &["drain", "--node", "node-1", "--cordon", "--yes"],
+            "drain --node node-1 --cordon --yes",
             "`patch`",
             "`nodes`",
         ),
@@ -163,7 +138,7 @@ async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
             "scale-set",
             "verbs: [\"get\", \"list\", \"delete\", \"patch\"]",
             "verbs: [\"get\", \"delete\", \"patch\"]",
-            &["list", "-A"],
+            "list -A",
             "`list`",
             "`pods`",
         ),
@@ -171,7 +146,7 @@ async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
             "scale-set",
             "resources: [\"pods/log\"]",
             "resources: [\"pods/exec\"]",
-            &["drain", "-A", "--all", "--yes"],
+            "drain -A --all --yes",
             "`get`",
             "`pods/log`",
         ),
@@ -179,7 +154,7 @@ async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
             "scale-set",
             "resources: [\"ephemeralrunners\"]\n    verbs: [\"get\", \"list\", \"delete\"]",
             "resources: [\"ephemeralrunners\"]\n    verbs: [\"get\", \"list\"]",
-            &["drain", "-A", "--all", "--yes"],
+            "drain -A --all --yes",
             "`delete`",
             "`ephemeralrunners`",
         ),
@@ -187,18 +162,19 @@ async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
             "legacy",
             "verbs: [\"get\", \"list\", \"delete\", \"patch\"]",
             "verbs: [\"get\", \"list\", \"delete\"]",
-            &["drain", "-A", "--all", "--yes"],
+            "drain -A --all --yes",
             "`patch`",
             "`pods`",
         ),
     ];
     for (mode, from, to, args, verb, resource) in cases {
         let file = rbac_file(dir.path(), from, to);
-        let sb = rbac_sandbox(&file, &["--mode", mode, "--runners", "3"]).await;
-        let mut args = args.to_vec();
-        if args[0] == "drain" {
-            args.extend_from_slice(&FAST);
-        }
+        let sb = rbac_sandbox(&file, args!(format!("--mode {mode} --runners 3"))).await;
+        let args = if args.starts_with("drain") {
+            fast(args!(args))
+        } else {
+            args!(args)
+        };
         let run = arcctl(&sb, &args).await;
         assert_eq!(run.code, 4, "{args:?}: {}\n{}", run.stdout, run.stderr);
         assert!(
@@ -215,8 +191,7 @@ async fn without_a_rule_arcctl_stops_with_exit_4_naming_verb_and_resource() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreadable_rbac_file_is_refused_at_start() {
     install_tls();
-    let args = arcctl::sandbox::options(["--rbac", "/nonexistent/rbac.yaml"]).unwrap();
-    let err = match Sandbox::start(args).await {
+    let err = match Sandbox::start(options(args!("--rbac /nonexistent/rbac.yaml"))).await {
         Ok(_) => panic!("the sandbox started without its RBAC file"),
         Err(e) => e,
     };

@@ -3,8 +3,6 @@
 //! never comes stops the run. Only 127.0.0.1; every wait is bounded; no assertion on how long
 //! anything took.
 
-mod drain_support;
-
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -12,23 +10,12 @@ use std::time::Duration;
 
 use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::world::lock;
-use drain_support::*;
 
-/// Short waits so tests run quickly; the pacer off.
-const FAST: [&str; 6] = [
-    "--confirm-window",
-    "2s",
-    "--poll-interval",
-    "100ms",
-    "--max-unregister-rate",
-    "0",
-];
+use crate::support::*;
 
-async fn recreate(sb: &Sandbox, extra: &[&str]) -> Run {
-    let mut v = vec!["recreate"];
-    v.extend_from_slice(extra);
-    v.extend_from_slice(&FAST);
-    arcctl(sb, &v).await
+/// `arcctl ARGS` with the `FAST` profile for what the test does not set itself.
+async fn recreate(sb: &Sandbox, args: Vec<String>) -> Run {
+    arcctl(sb, fast(args)).await
 }
 
 /// Registrations online now: the runners that can take a job.
@@ -99,16 +86,12 @@ fn runners(doc: &serde_json::Value) -> &Vec<serde_json::Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scale_set_runners_are_replaced_in_batches_without_dropping_capacity_more_than_a_batch() {
-    let sb = sandbox(&["--runners", "8", "--seed", "5", "--job-rate", "0"]).await;
+    let sb = sandbox(args!("--runners 8 --seed 5 --job-rate 0")).await;
     let before: BTreeSet<String> = pod_names(&sb).into_iter().collect();
     let start = online(&sb);
     assert_eq!(start, 8);
     let cap = Capacity::watch(&sb);
-    let run = recreate(
-        &sb,
-        &["--all", "-A", "--yes", "--batch-size", "3", "-o", "json"],
-    )
-    .await;
+    let run = recreate(&sb, args!("recreate --all -A --yes --batch-size 3 -o json")).await;
     let low = cap.lowest().await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
@@ -150,24 +133,10 @@ async fn scale_set_runners_are_replaced_in_batches_without_dropping_capacity_mor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn legacy_runners_are_replaced_under_new_names_and_runnerset_pods_under_new_ids() {
-    let sb = sandbox(&[
-        "--mode",
-        "legacy",
-        "--runners",
-        "6",
-        "--seed",
-        "6",
-        "--job-rate",
-        "0",
-    ])
-    .await;
+    let sb = sandbox(args!("--mode legacy --runners 6 --seed 6 --job-rate 0")).await;
     let start = online(&sb);
     let cap = Capacity::watch(&sb);
-    let run = recreate(
-        &sb,
-        &["--all", "-A", "--yes", "--batch-size", "2", "-o", "json"],
-    )
-    .await;
+    let run = recreate(&sb, args!("recreate --all -A --yes --batch-size 2 -o json")).await;
     let low = cap.lowest().await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc = json(&run);
@@ -210,35 +179,13 @@ async fn legacy_runners_are_replaced_under_new_names_and_runnerset_pods_under_ne
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mixed_modes_under_job_traffic_kill_no_job_and_leave_no_stuck_runner() {
-    let sb = sandbox(&[
-        "--mode",
-        "mixed",
-        "--runners",
-        "12",
-        "--busy",
-        "0.3",
-        "--job-rate",
-        "2",
-        "--job-duration",
-        "500ms..2s",
-        "--seed",
-        "7",
-    ])
+    let sb = sandbox(args!(
+        "--mode mixed --runners 12 --busy 0.3 --job-rate 2 --job-duration 500ms..2s --seed 7"
+    ))
     .await;
     let run = recreate(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--wait",
-            "--timeout",
-            "60s",
-            "--batch-size",
-            "4",
-            "-o",
-            "json",
-        ],
+        args!("recreate --all -A --yes --wait --timeout 60s --batch-size 4 -o json"),
     )
     .await;
     assert!(
@@ -269,33 +216,15 @@ async fn mixed_modes_under_job_traffic_kill_no_job_and_leave_no_stuck_runner() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn busy_runners_are_recreated_once_idle_with_wait_one_batch_at_a_time() {
-    let sb = sandbox(&[
-        "--runners",
-        "4",
-        "--busy",
-        "0.5",
-        "--job-rate",
-        "0",
-        "--job-duration",
-        "1s",
-        "--seed",
-        "8",
-    ])
+    let sb = sandbox(args!(
+        "--runners 4 --busy 0.5 --job-rate 0 --job-duration 1s --seed 8"
+    ))
     .await;
     let busy = busy_runners(&sb);
     assert_eq!(busy.len(), 2);
     let run = recreate(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--wait",
-            "--batch-size",
-            "1",
-            "-o",
-            "json",
-        ],
+        args!("recreate --all -A --yes --wait --batch-size 1 -o json"),
     )
     .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -317,31 +246,14 @@ async fn busy_runners_are_recreated_once_idle_with_wait_one_batch_at_a_time() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replacement_that_never_comes_stops_further_batches_with_exit_3() {
     // The controller holds every new runner pod Pending for an hour.
-    let sb = sandbox(&[
-        "--runners",
-        "4",
-        "--seed",
-        "9",
-        "--job-rate",
-        "0",
-        "--controller-delay",
-        "1h",
-    ])
+    let sb = sandbox(args!(
+        "--runners 4 --seed 9 --job-rate 0 --controller-delay 1h"
+    ))
     .await;
     let before = pod_names(&sb);
     let run = recreate(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--batch-size",
-            "2",
-            "--ready-timeout",
-            "1s",
-            "-o",
-            "json",
-        ],
+        args!("recreate --all -A --yes --batch-size 2 --ready-timeout 1s -o json"),
     )
     .await;
     assert_eq!(run.code, 3, "incomplete:\n{}", run.stderr);
@@ -381,18 +293,11 @@ async fn a_replacement_that_never_comes_stops_further_batches_with_exit_3() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_summary_pairs_old_and_new_runners_and_the_missing_ones_are_pending() {
-    let sb = sandbox(&[
-        "--runners",
-        "2",
-        "--seed",
-        "10",
-        "--job-rate",
-        "0",
-        "--controller-delay",
-        "1h",
-    ])
+    let sb = sandbox(args!(
+        "--runners 2 --seed 10 --job-rate 0 --controller-delay 1h"
+    ))
     .await;
-    let run = recreate(&sb, &["--all", "-A", "--yes", "--ready-timeout", "500ms"]).await;
+    let run = recreate(&sb, args!("recreate --all -A --yes --ready-timeout 500ms")).await;
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(
         run.stderr.contains("batch 1: recreating 1 runner"),
@@ -413,8 +318,8 @@ async fn the_summary_pairs_old_and_new_runners_and_the_missing_ones_are_pending(
     assert!(run.stderr.contains("replacement-missing"), "{}", run.stderr);
     assert!(run.stdout.is_empty(), "table mode: summary on stderr");
 
-    let sb = sandbox(&["--runners", "2", "--seed", "10", "--job-rate", "0"]).await;
-    let run = recreate(&sb, &["--all", "-A", "--yes"]).await;
+    let sb = sandbox(args!("--runners 2 --seed 10 --job-rate 0")).await;
+    let run = recreate(&sb, args!("recreate --all -A --yes")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run
         .stderr
@@ -429,19 +334,10 @@ async fn the_summary_pairs_old_and_new_runners_and_the_missing_ones_are_pending(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_wait_ready_runs_batches_back_to_back_and_says_so() {
-    let sb = sandbox(&["--runners", "4", "--seed", "11", "--job-rate", "0"]).await;
+    let sb = sandbox(args!("--runners 4 --seed 11 --job-rate 0")).await;
     let run = recreate(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--no-wait-ready",
-            "--batch-size",
-            "2",
-            "-o",
-            "json",
-        ],
+        args!("recreate --all -A --yes --no-wait-ready --batch-size 2 -o json"),
     )
     .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -457,8 +353,8 @@ async fn no_wait_ready_runs_batches_back_to_back_and_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dry_run_shows_the_batches_and_changes_nothing() {
-    let sb = sandbox(&["--runners", "4", "--seed", "12", "--job-rate", "0"]).await;
-    let run = recreate(&sb, &["--all", "-A", "--dry-run", "--batch-size", "50%"]).await;
+    let sb = sandbox(args!("--runners 4 --seed 12 --job-rate 0")).await;
+    let run = recreate(&sb, args!("recreate --all -A --dry-run --batch-size 50%")).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let header = run.stdout.lines().next().unwrap_or_default();
     assert!(header.contains("BATCH"), "{}", run.stdout);
@@ -471,15 +367,7 @@ async fn dry_run_shows_the_batches_and_changes_nothing() {
     assert_eq!(batch_col, ["1", "1", "2", "2"], "{}", run.stdout);
     let run = recreate(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--dry-run",
-            "--batch-size",
-            "3",
-            "-o",
-            "json",
-        ],
+        args!("recreate --all -A --dry-run --batch-size 3 -o json"),
     )
     .await;
     let doc = json(&run);
@@ -491,20 +379,20 @@ async fn dry_run_shows_the_batches_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_batch_sizes_and_an_unnarrowed_selection_are_usage_errors_before_any_request() {
-    let sb = sandbox(&["--runners", "2", "--seed", "13"]).await;
+    let sb = sandbox(args!("--runners 2 --seed 13")).await;
     for bad in ["0", "101%", "many"] {
-        let run = recreate(&sb, &["--all", "-A", "--yes", "--batch-size", bad]).await;
+        let run = recreate(&sb, args!("recreate --all -A --yes --batch-size", bad)).await;
         assert_eq!(run.code, 2, "{bad}: {}", run.stderr);
         assert!(run.stderr.contains("--batch-size"), "{}", run.stderr);
     }
-    let run = recreate(&sb, &["-A", "--yes"]).await;
+    let run = recreate(&sb, args!("recreate -A --yes")).await;
     assert_eq!(run.code, 2);
     assert!(
         run.stderr.contains("refusing to recreate every runner"),
         "{}",
         run.stderr
     );
-    let run = recreate(&sb, &["--all", "-A"]).await;
+    let run = recreate(&sb, args!("recreate --all -A")).await;
     assert_eq!(run.code, 2, "no terminal, no --yes");
     let r = sb.report();
     assert_eq!(r.requests.github.total + r.requests.kube.total, 0);
@@ -512,34 +400,18 @@ async fn bad_batch_sizes_and_an_unnarrowed_selection_are_usage_errors_before_any
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_while_waiting_for_replacements_stops_with_130_and_starts_no_batch() {
-    let sb = sandbox(&[
-        "--runners",
-        "6",
-        "--seed",
-        "14",
-        "--job-rate",
-        "0",
-        "--controller-delay",
-        "1h",
-    ])
+    let sb = sandbox(args!(
+        "--runners 6 --seed 14 --job-rate 0 --controller-delay 1h"
+    ))
     .await;
     let inv = Invocation::new(&sb);
     // Interrupt once the first batch is deleted and its replacements are awaited.
     interrupt_after_deletes(&sb, false, 2, inv.interrupt.clone());
-    let mut args = vec![
-        "recreate",
-        "--all",
-        "-A",
-        "--yes",
-        "--batch-size",
-        "2",
-        "--ready-timeout",
-        "5m",
-        "-o",
-        "json",
-    ];
-    args.extend_from_slice(&FAST);
-    let run = inv.run(&args).await;
+    let run = inv
+        .run(fast(args!(
+            "recreate --all -A --yes --batch-size 2 --ready-timeout 5m -o json"
+        )))
+        .await;
     assert_eq!(run.code, 130, "{}", run.stderr);
     let doc = json(&run);
     assert_eq!(doc["batches"].as_array().unwrap().len(), 1, "{doc:#}");
@@ -562,29 +434,17 @@ async fn ctrl_c_while_waiting_for_replacements_stops_with_130_and_starts_no_batc
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_log_records_every_mutation_of_every_batch() {
-    let sb = sandbox(&["--runners", "4", "--seed", "15", "--job-rate", "0"]).await;
+    let sb = sandbox(args!("--runners 4 --seed 15 --job-rate 0")).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("audit.jsonl");
-    let p = path.to_str().unwrap();
     let run = recreate(
         &sb,
-        &[
-            "--all",
-            "-A",
-            "--yes",
-            "--batch-size",
-            "2",
-            "--audit-log",
-            p,
-        ],
+        args!("recreate --all -A --yes --batch-size 2 --audit-log", &path),
     )
     .await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let text = std::fs::read_to_string(&path).unwrap();
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = audit::lines(&path);
     let by = |action: &str| lines.iter().filter(|l| l["action"] == action).count();
     assert_eq!(by("unregister"), 4);
     assert_eq!(by("delete"), 4);
@@ -596,27 +456,12 @@ async fn the_audit_log_records_every_mutation_of_every_batch() {
 /// The acceptance run at test speed: 30 scale-set runners, 30 % busy, a job a second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thirty_runners_under_traffic_are_replaced_in_batches_of_five_and_no_job_dies() {
-    let sb = sandbox(&[
-        "--mode",
-        "scale-set",
-        "--runners",
-        "30",
-        "--busy",
-        "0.3",
-        "--job-rate",
-        "1",
-        "--job-duration",
-        "2s..10s",
-        "--seed",
-        "16",
-    ])
+    let sb = sandbox(args!(
+        "--mode scale-set --runners 30 --busy 0.3 --job-rate 1 --job-duration 2s..10s --seed 16"
+    ))
     .await;
     let busy_at_start = busy_runners(&sb);
-    let run = recreate(
-        &sb,
-        &["--all", "-A", "--yes", "--batch-size", "5", "-o", "json"],
-    )
-    .await;
+    let run = recreate(&sb, args!("recreate --all -A --yes --batch-size 5 -o json")).await;
     assert!(
         run.code == 0 || run.code == 3,
         "exit {}:\n{}",
@@ -652,23 +497,9 @@ async fn thirty_runners_under_traffic_are_replaced_in_batches_of_five_and_no_job
 /// batches are smaller by one, so capacity still never drops by more than the batch size.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_runner_uses_up_room_in_every_later_batch() {
-    install_tls();
-    let args = arcctl::sandbox::options([
-        "--mode",
-        "legacy",
-        "--runners",
-        "4",
-        "--list-cache",
-        "60s",
-        "--job-rate",
-        "0",
-        "--fault",
-        "unsafe-204=1",
-        "--seed",
-        "17",
-    ])
-    .unwrap();
-    let mut world = arcctl::sandbox::world::World::populated(args);
+    let mut world = populated(args!(
+        "--mode legacy --runners 4 --list-cache 60s --job-rate 0 --fault unsafe-204=1 --seed 17"
+    ));
     // The recreate must reach the DELETE inside the window however slow this machine is.
     world.timing.unsafe_204_window = Duration::from_secs(120);
     let sb = Sandbox::start_world(world).await.unwrap();
@@ -679,11 +510,7 @@ async fn a_held_runner_uses_up_room_in_every_later_batch() {
         "deploy",
         Duration::from_secs(600)
     ));
-    let run = recreate(
-        &sb,
-        &["--all", "-A", "--yes", "--batch-size", "2", "-o", "json"],
-    )
-    .await;
+    let run = recreate(&sb, args!("recreate --all -A --yes --batch-size 2 -o json")).await;
     assert_eq!(run.code, 3, "held is incomplete:\n{}", run.stderr);
     let doc = json(&run);
     let sizes: Vec<usize> = doc["batches"]
@@ -711,7 +538,7 @@ async fn a_held_runner_uses_up_room_in_every_later_batch() {
 /// `arcctl list --state offline -o name`) and replaced by one that comes online.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_offline_runner_picked_by_name_is_replaced_by_an_online_one() {
-    let sb = sandbox(&["--runners", "4", "--seed", "18", "--job-rate", "0"]).await;
+    let sb = sandbox(args!("--runners 4 --seed 18 --job-rate 0")).await;
     let stuck = pod_names(&sb).into_iter().min().expect("a runner pod");
     {
         let w = sb.world();
@@ -723,14 +550,14 @@ async fn an_offline_runner_picked_by_name_is_replaced_by_an_online_one() {
             .expect("its registration");
         reg.status = "offline";
     }
-    let listed = arcctl(&sb, &["list", "-A", "--state", "offline", "-o", "name"]).await;
+    let listed = arcctl(&sb, args!("list -A --state offline -o name")).await;
     assert_eq!(
         listed.stdout,
         format!("runner/{stuck}\n"),
         "{}",
         listed.stderr
     );
-    let run = recreate(&sb, &["-A", "--yes", "-o", "json", &stuck]).await;
+    let run = recreate(&sb, args!("recreate -A --yes -o json", &stuck)).await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc = json(&run);
     let r = &runners(&doc)[0];

@@ -11,7 +11,10 @@ use arcctl::sandbox::store::PODS;
 use arcctl::sandbox::world::lock;
 use serde_json::Value;
 
-fn arcctl(args: &[&str]) -> std::process::Output {
+use crate::support::{Invocation, kubectl};
+
+/// Runs the built binary, outside any sandbox.
+fn binary(args: Vec<String>) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_arcctl"))
         .args(args)
         .env_remove("GITHUB_API_URL")
@@ -28,18 +31,10 @@ fn temp_dir() -> tempfile::TempDir {
 fn a_command_gets_the_sandbox_environment_and_the_report_is_written() {
     let dir = temp_dir();
     let report = dir.path().join("r.json");
-    let report_arg = report.to_str().unwrap();
-    let out = arcctl(&[
-        "sandbox",
-        "--runners",
-        "5",
-        "--report",
-        report_arg,
-        "--",
-        "sh",
-        "-c",
-        r#"echo "$GITHUB_API_URL $KUBECONFIG $ARCCTL_ORG"; test "$GH_TOKEN" = "$GITHUB_TOKEN" && test -n "$GH_TOKEN" && cat "$KUBECONFIG""#,
-    ]);
+    let script = r#"echo "$GITHUB_API_URL $KUBECONFIG $ARCCTL_ORG"; test "$GH_TOKEN" = "$GITHUB_TOKEN" && test -n "$GH_TOKEN" && cat "$KUBECONFIG""#;
+    let mut args = args!("sandbox --runners 5 --report", &report);
+    args.extend(args!("-- sh -c", script));
+    let out = binary(args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -70,30 +65,18 @@ fn a_command_gets_the_sandbox_environment_and_the_report_is_written() {
 
 #[test]
 fn the_exit_code_is_the_commands() {
-    let out = arcctl(&["sandbox", "--runners", "1", "--", "sh", "-c", "exit 7"]);
+    let out = binary(args!("sandbox --runners 1 -- sh -c", "exit 7"));
     assert_eq!(out.status.code(), Some(7));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sandbox verdict"));
-    let out = arcctl(&[
-        "sandbox",
-        "--runners",
-        "1",
-        "--",
-        "sh",
-        "-c",
-        "kill -TERM $$",
-    ]);
+    let out = binary(args!("sandbox --runners 1 -- sh -c", "kill -TERM $$"));
     assert_eq!(out.status.code(), Some(128 + 15), "a signal N is 128+N");
 }
 
 #[test]
 fn a_command_that_cannot_start_exits_127() {
-    let out = arcctl(&[
-        "sandbox",
-        "--runners",
-        "1",
-        "--",
-        "/nonexistent/arcctl-test-command",
-    ]);
+    let out = binary(args!(
+        "sandbox --runners 1 -- /nonexistent/arcctl-test-command"
+    ));
     assert_eq!(out.status.code(), Some(127));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -108,10 +91,9 @@ async fn serve_mode_prints_exports_and_stops_on_interrupt() {
     let report = dir.path().join("serve.json");
     let (ctx, out, err) = Context::captured(Env::default());
     let interrupt = ctx.interrupt.clone();
-    let args: Vec<std::ffi::OsString> = ["arcctl", "sandbox", "--runners", "3", "--report"]
+    let args: Vec<std::ffi::OsString> = args!("arcctl sandbox --runners 3 --report", &report)
         .into_iter()
         .map(Into::into)
-        .chain([report.clone().into_os_string()])
         .collect();
     let run = tokio::spawn(arcctl::run(args, ctx));
     let mut exports = String::new();
@@ -156,7 +138,7 @@ async fn serve_mode_prints_exports_and_stops_on_interrupt() {
 #[tokio::test]
 async fn the_in_process_sandbox_api() {
     let args =
-        arcctl::sandbox::options(["--runners", "4", "--busy", "0.5", "--job-duration", "600s"])
+        arcctl::sandbox::options("--runners 4 --busy 0.5 --job-duration 600s".split_whitespace())
             .unwrap();
     let sandbox = Sandbox::start(args).await.unwrap();
     let env = sandbox.env();
@@ -210,45 +192,24 @@ async fn the_in_process_sandbox_api() {
     assert!(!dir.exists(), "the temp dir goes with the sandbox");
 }
 
-fn kubectl_available() -> bool {
-    Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// DESIGN §5's check: `kubectl delete pods --all` kills every running job.
 #[test]
 fn kubectl_deleting_every_pod_kills_every_busy_runners_job() {
-    if !kubectl_available() {
-        eprintln!("skipped: kubectl is not on PATH");
-        return;
-    }
+    // The kubectl on PATH, or a failure saying it is missing.
+    let kubectl = kubectl::path();
     for (mode, runners, busy) in [("scale-set", "50", 25), ("mixed", "10", 5)] {
         let dir = temp_dir();
         let report = dir.path().join("r.json");
-        let out = arcctl(&[
-            "sandbox",
-            "--mode",
-            mode,
-            "--runners",
-            runners,
-            "--busy",
-            "0.5",
-            "--job-rate",
-            "0",
-            "--job-duration",
-            "600s",
-            "--report",
-            report.to_str().unwrap(),
-            "--",
-            "kubectl",
-            "delete",
-            "pods",
-            "-n",
-            "arc-runners",
-            "--all",
-        ]);
+        let mut args = args!(
+            format!(
+                "sandbox --mode {mode} --runners {runners} --busy 0.5 --job-rate 0 \
+                 --job-duration 600s --report"
+            ),
+            &report
+        );
+        args.extend(args!("--", &kubectl));
+        args.extend(args!("delete pods -n arc-runners --all"));
+        let out = binary(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{mode}: {stderr}");
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
@@ -266,16 +227,9 @@ fn kubectl_deleting_every_pod_kills_every_busy_runners_job() {
 
 #[tokio::test]
 async fn live_traffic_runs_on_the_sandbox_clock() {
-    let args = arcctl::sandbox::options([
-        "--runners",
-        "4",
-        "--job-rate",
-        "20",
-        "--job-duration",
-        "100ms..300ms",
-        "--seed",
-        "5",
-    ])
+    let args = arcctl::sandbox::options(
+        "--runners 4 --job-rate 20 --job-duration 100ms..300ms --seed 5".split_whitespace(),
+    )
     .unwrap();
     let mut world = arcctl::sandbox::world::World::populated(args);
     world.timing.pod_start = Duration::from_millis(100);
@@ -320,27 +274,14 @@ async fn live_traffic_runs_on_the_sandbox_clock() {
 /// busy ones busy with their job, per ARC mode.
 #[tokio::test]
 async fn arcctl_list_sees_the_sandbox_world() {
-    // What `main` does before any client is built.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let args = arcctl::sandbox::options([
-        "--runners",
-        "6",
-        "--mode",
-        "mixed",
-        "--busy",
-        "0.5",
-        "--job-duration",
-        "600s",
-    ])
+    let args = arcctl::sandbox::options(
+        "--runners 6 --mode mixed --busy 0.5 --job-duration 600s".split_whitespace(),
+    )
     .unwrap();
     let sandbox = Sandbox::start(args).await.unwrap();
-    let (ctx, out, err) = Context::captured(Env::new(sandbox.env()));
-    let argv = ["arcctl", "list", "-o", "json"]
-        .map(std::ffi::OsString::from)
-        .to_vec();
-    let code = arcctl::run(argv, ctx).await;
-    assert_eq!(code, 0, "{}", err.text());
-    let v: Value = serde_json::from_str(&out.text()).unwrap();
+    let run = Invocation::new(&sandbox).run(args!("list -o json")).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
     let items = v["items"].as_array().unwrap();
     assert_eq!(items.len(), 6);
     let busy: Vec<&Value> = items.iter().filter(|i| i["state"] == "busy").collect();
@@ -366,7 +307,7 @@ async fn arcctl_list_sees_the_sandbox_world() {
 fn the_demo_shows_the_world_traffic_and_a_clean_verdict() {
     let dir = temp_dir();
     let report = dir.path().join("demo.json");
-    let out = arcctl(&["sandbox", "--demo", "--report", report.to_str().unwrap()]);
+    let out = binary(args!("sandbox --demo --report", &report));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");

@@ -4,9 +4,7 @@
 //! `src/sandbox/github_api/mod.rs`. Rate-limit windows run on a manual clock, so nothing here
 //! depends on how fast the machine is.
 
-#[path = "sandbox_github/fixture.rs"]
 mod fixture;
-#[path = "sandbox_github/openapi.rs"]
 mod openapi;
 
 use std::collections::BTreeSet;
@@ -15,10 +13,12 @@ use std::time::Duration;
 use arcctl::sandbox::github_api::{STATUS_RESET, STATUS_TIMEOUT};
 use arcctl::sandbox::world::{self, Scope};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use fixture::{EPOCH, ORG, Reply, Server, args, org, registration, world_with};
 use openapi::{Spec, assert_github_headers};
+
+use crate::support::fixtures::{PUBLIC_KEY, app_jwt};
 
 // ---------------------------------------------------------------------------------------------
 // Fidelity
@@ -29,7 +29,7 @@ async fn every_runner_endpoint_answers_as_the_description_says() {
     let repo = Scope::Repo(ORG.to_owned(), "widgets".to_owned());
     let ent = Scope::Enterprise("bigco".to_owned());
     let server = Server::start(world_with(
-        args(&[]),
+        args(Vec::new()),
         3,
         vec![
             registration(10, "busy-runner", org(), true),
@@ -184,7 +184,7 @@ async fn every_runner_endpoint_answers_as_the_description_says() {
 #[tokio::test]
 async fn a_drained_enterprise_or_foreign_repository_stays_known() {
     let server = Server::start(world_with(
-        args(&[]),
+        args(Vec::new()),
         0,
         vec![
             registration(1, "ent", Scope::Enterprise("solo".to_owned()), false),
@@ -213,7 +213,7 @@ async fn a_drained_enterprise_or_foreign_repository_stays_known() {
 #[tokio::test]
 async fn the_secondary_limit_answer_matches_the_description() {
     let spec = Spec::load();
-    let server = Server::start(world_with(args(&["--secondary-limit", "1"]), 1, vec![])).await;
+    let server = Server::start(world_with(args(args!("--secondary-limit 1")), 1, vec![])).await;
     assert_eq!(
         server.get("/orgs/acme/actions/runners").await.status,
         StatusCode::OK
@@ -250,7 +250,7 @@ async fn walk(server: &Server, first: &str) -> (Vec<u64>, usize) {
 
 #[tokio::test]
 async fn following_next_visits_every_runner_exactly_once() {
-    let server = Server::start(world_with(args(&[]), 250, vec![])).await;
+    let server = Server::start(world_with(args(Vec::new()), 250, vec![])).await;
     let everyone: Vec<u64> = (1..=250).collect();
     for (first, pages, per_page) in [
         ("/orgs/acme/actions/runners?per_page=100", 3, 100),
@@ -301,7 +301,7 @@ async fn following_next_visits_every_runner_exactly_once() {
 #[tokio::test]
 async fn delete_is_204_then_404_and_422_for_a_busy_runner() {
     let server = Server::start(world_with(
-        args(&[]),
+        args(Vec::new()),
         1,
         vec![registration(5, "arc-runner-abc12", org(), true)],
     ))
@@ -353,7 +353,7 @@ async fn delete_is_204_then_404_and_422_for_a_busy_runner() {
 
 #[tokio::test]
 async fn credentials_user_agent_and_quota_headers() {
-    let server = Server::start(world_with(args(&[]), 1, vec![])).await;
+    let server = Server::start(world_with(args(Vec::new()), 1, vec![])).await;
     let url = format!("{}/orgs/acme/actions/runners", server.base);
     let with_auth = |value: String| server.client.get(&url).header("authorization", value);
 
@@ -430,7 +430,7 @@ async fn credentials_user_agent_and_quota_headers() {
 async fn a_burst_over_the_secondary_limit_is_refused_with_retry_after() {
     // 12 points a minute: two DELETEs (5 each) and two GETs fit; a third DELETE does not.
     let server = Server::start(world_with(
-        args(&["--secondary-limit", "12", "--secondary-limit-silent", "0"]),
+        args(args!("--secondary-limit 12 --secondary-limit-silent 0")),
         5,
         vec![],
     ))
@@ -481,7 +481,7 @@ async fn a_limited_client_is_refused_until_its_wait_is_over_and_every_refusal_co
     let spec = Spec::load();
     // 5 points a minute: one DELETE fills the window; every refusal names no wait.
     let server = Server::start(world_with(
-        args(&["--secondary-limit", "5", "--secondary-limit-silent", "1"]),
+        args(args!("--secondary-limit 5 --secondary-limit-silent 1")),
         3,
         vec![],
     ))
@@ -534,7 +534,7 @@ async fn a_client_that_paces_itself_sees_no_violation() {
     // 60 points a minute, spent exactly: one DELETE then 55 GETs in the first second of each
     // minute, for five minutes; a 61st point at any moment would be refused.
     let server = Server::start(world_with(
-        args(&["--secondary-limit", "60", "--secondary-limit-silent", "0"]),
+        args(args!("--secondary-limit 60 --secondary-limit-silent 0")),
         10,
         vec![],
     ))
@@ -567,7 +567,7 @@ async fn a_client_that_paces_itself_sees_no_violation() {
 #[tokio::test]
 async fn the_hourly_quota_runs_out_and_comes_back_at_reset() {
     let spec = Spec::load();
-    let server = Server::start(world_with(args(&[]), 1, vec![])).await;
+    let server = Server::start(world_with(args(Vec::new()), 1, vec![])).await;
     let path = "/orgs/acme/actions/runners/1";
     // 4,999 requests: 99 batches of 50 (under the 100 in flight GitHub allows), then 49.
     for _ in 0..99 {
@@ -607,7 +607,7 @@ async fn the_hourly_quota_runs_out_and_comes_back_at_reset() {
 #[tokio::test]
 async fn more_than_100_requests_in_flight_are_refused() {
     let server = Server::start(world_with(
-        args(&["--secondary-limit", "1000", "--fault", "github-timeout=1"]),
+        args(args!("--secondary-limit 1000 --fault github-timeout=1")),
         1,
         vec![],
     ))
@@ -660,7 +660,7 @@ async fn more_than_100_requests_in_flight_are_refused() {
 
 #[tokio::test]
 async fn github_5xx_answers_an_error_and_does_not_perform() {
-    let server = Server::start(world_with(args(&["--fault", "github-5xx=1"]), 1, vec![])).await;
+    let server = Server::start(world_with(args(args!("--fault github-5xx=1")), 1, vec![])).await;
     let reply = server.delete("/orgs/acme/actions/runners/1").await;
     assert!(
         [500, 502, 503].contains(&reply.status.as_u16()),
@@ -679,7 +679,7 @@ async fn github_5xx_answers_an_error_and_does_not_perform() {
 #[tokio::test]
 async fn github_reset_drops_the_connection_and_may_have_performed_a_delete() {
     let n = 20;
-    let server = Server::start(world_with(args(&["--fault", "github-reset=1"]), n, vec![])).await;
+    let server = Server::start(world_with(args(args!("--fault github-reset=1")), n, vec![])).await;
     for id in 1..=n {
         let err = server
             .request(Method::DELETE, &format!("/orgs/acme/actions/runners/{id}"))
@@ -705,7 +705,7 @@ async fn github_reset_drops_the_connection_and_may_have_performed_a_delete() {
 #[tokio::test]
 async fn github_timeout_leaves_the_request_unanswered() {
     let server = Server::start(world_with(
-        args(&["--fault", "github-timeout=1"]),
+        args(args!("--fault github-timeout=1")),
         1,
         vec![],
     ))
@@ -726,29 +726,10 @@ async fn github_timeout_leaves_the_request_unanswered() {
 // ---------------------------------------------------------------------------------------------
 // GitHub App authentication
 
-fn app_jwt(claims: &Value) -> String {
-    let pem = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/sandbox-app-test-key.pem"
-    ))
-    .expect("test App key");
-    let key = jsonwebtoken::EncodingKey::from_rsa_pem(&pem).expect("RSA key");
-    jsonwebtoken::encode(
-        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256),
-        claims,
-        &key,
-    )
-    .expect("sign")
-}
-
 #[tokio::test]
 async fn a_github_app_jwt_buys_an_installation_token() {
-    let public_key = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/sandbox-app-test-key.pub.pem"
-    );
     let server = Server::start(world_with(
-        args(&["--app-id", "123", "--app-public-key", public_key]),
+        args(args!("--app-id 123 --app-public-key", PUBLIC_KEY)),
         2,
         vec![],
     ))

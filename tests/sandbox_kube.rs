@@ -1,12 +1,14 @@
 //! Fidelity of the sandbox's fake Kubernetes API: the real kubectl and the kube-rs client
 //! against it, in-process, on 127.0.0.1 only.
 
-mod sandbox_kube_support;
+mod fixture;
 
 use arcctl::sandbox::store::{NODES, PODS};
 use arcctl::sandbox::world;
-use sandbox_kube_support::*;
+use fixture::*;
 use serde_json::Value;
+
+use crate::support::populated;
 
 fn lines(s: &str) -> Vec<&str> {
     s.lines().collect()
@@ -14,10 +16,10 @@ fn lines(s: &str) -> Vec<&str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_gets_pods_nodes_and_arc_objects() {
-    let world = world(&[]);
-    let kube = kubeconfig(&serve(world.clone()).await);
+    let world = world("");
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
 
-    let out = kube.ok(&["get", "pods"]).await;
+    let out = kube.ok(args!("get pods")).await;
     for pod in SCALE_SET_PODS.iter().chain([&LEGACY_POD]) {
         assert!(out.contains(pod), "{pod} missing from:\n{out}");
     }
@@ -28,12 +30,12 @@ async fn kubectl_gets_pods_nodes_and_arc_objects() {
     assert!(out.starts_with("NAME"), "a table with a header:\n{out}");
     assert!(out.contains("2/2") && out.contains("Running"), "{out}");
 
-    let out = kube.ok(&["get", "pods", "-A", "-o", "name"]).await;
+    let out = kube.ok(args!("get pods -A -o name")).await;
     assert_eq!(lines(&out).len(), 5, "{out}");
     assert!(out.contains(&format!("pod/{OTHER_POD}")), "{out}");
 
     let out = kube
-        .ok(&["get", "pod", SCALE_SET_PODS[1], "-o", "json"])
+        .ok(args!(format!("get pod {} -o json", SCALE_SET_PODS[1])))
         .await;
     let pod: Value = serde_json::from_str(&out).unwrap();
     let stored = world::lock(&world)
@@ -49,44 +51,28 @@ async fn kubectl_gets_pods_nodes_and_arc_objects() {
     assert_eq!(pod["spec"]["nodeName"], "node-1");
 
     let out = kube
-        .ok(&[
-            "get",
-            "pods",
-            "-l",
-            "actions.github.com/scale-set-name=arc-runner-set",
-            "-o",
-            "name",
-        ])
+        .ok(args!(
+            "get pods -l actions.github.com/scale-set-name=arc-runner-set -o name"
+        ))
         .await;
     assert_eq!(lines(&out).len(), 3, "{out}");
     assert!(!out.contains(LEGACY_POD), "{out}");
 
     let out = kube
-        .ok(&[
-            "get",
-            "pods",
-            "--field-selector",
-            "spec.nodeName=node-2",
-            "-o",
-            "name",
-        ])
+        .ok(args!(
+            "get pods --field-selector spec.nodeName=node-2 -o name"
+        ))
         .await;
     assert_eq!(lines(&out), [format!("pod/{LEGACY_POD}")], "{out}");
 
     let out = kube
-        .ok(&[
-            "get",
-            "po",
-            "-A",
-            "--field-selector",
-            "status.phase=Pending",
-            "-o",
-            "name",
-        ])
+        .ok(args!(
+            "get po -A --field-selector status.phase=Pending -o name"
+        ))
         .await;
     assert_eq!(lines(&out), [format!("pod/{OTHER_POD}")], "{out}");
 
-    let out = kube.ok(&["get", "ephemeralrunners"]).await;
+    let out = kube.ok(args!("get ephemeralrunners")).await;
     for er in SCALE_SET_PODS {
         assert!(out.contains(er), "{er} missing from:\n{out}");
     }
@@ -95,7 +81,7 @@ async fn kubectl_gets_pods_nodes_and_arc_objects() {
         "printer columns:\n{out}"
     );
     let out = kube
-        .ok(&["get", "runners.actions.summerwind.dev", "-o", "name"])
+        .ok(args!("get runners.actions.summerwind.dev -o name"))
         .await;
     assert_eq!(
         lines(&out),
@@ -103,10 +89,10 @@ async fn kubectl_gets_pods_nodes_and_arc_objects() {
         "{out}"
     );
 
-    let out = kube.ok(&["get", "nodes"]).await;
+    let out = kube.ok(args!("get nodes")).await;
     assert!(out.contains("node-1") && out.contains("Ready"), "{out}");
 
-    let missing = kube.kubectl(&["get", "pod", "no-such-pod"]).await;
+    let missing = kube.run(args!("get pod no-such-pod")).await;
     assert!(!missing.ok);
     assert!(
         missing.stderr.contains("pods \"no-such-pod\" not found"),
@@ -117,10 +103,12 @@ async fn kubectl_gets_pods_nodes_and_arc_objects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_deletes_a_pod_through_the_world() {
-    let world = world(&[]);
-    let kube = kubeconfig(&serve(world.clone()).await);
+    let world = world("");
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
     assert!(has_pod(&world, NS, SCALE_SET_PODS[0]));
-    let out = kube.ok(&["delete", "pod", SCALE_SET_PODS[0]]).await;
+    let out = kube
+        .ok(args!(format!("delete pod {}", SCALE_SET_PODS[0])))
+        .await;
     assert!(
         out.contains(&format!("pod \"{}\" deleted", SCALE_SET_PODS[0])),
         "{out}"
@@ -131,7 +119,9 @@ async fn kubectl_deletes_a_pod_through_the_world() {
         count(&world, "DELETE", "/api/v1/namespaces/{ns}/pods/{name}", 200),
         1
     );
-    let again = kube.kubectl(&["delete", "pod", SCALE_SET_PODS[0]]).await;
+    let again = kube
+        .run(args!(format!("delete pod {}", SCALE_SET_PODS[0])))
+        .await;
     assert!(
         !again.ok && again.stderr.contains("not found"),
         "{}",
@@ -141,16 +131,21 @@ async fn kubectl_deletes_a_pod_through_the_world() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_reads_logs() {
-    let world = world(&[]);
-    let kube = kubeconfig(&serve(world.clone()).await);
-    let out = kube.ok(&["logs", SCALE_SET_PODS[0], "-c", "runner"]).await;
+    let world = world("");
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
+    let out = kube
+        .ok(args!(format!("logs {} -c runner", SCALE_SET_PODS[0])))
+        .await;
     assert_eq!(lines(&out), RUNNER_LOG);
     let out = kube
-        .ok(&["logs", SCALE_SET_PODS[0], "-c", "runner", "--tail", "2"])
+        .ok(args!(format!(
+            "logs {} -c runner --tail 2",
+            SCALE_SET_PODS[0]
+        )))
         .await;
     assert_eq!(lines(&out), RUNNER_LOG[2..]);
     let out = kube
-        .ok(&["logs", LEGACY_POD, "-c", "docker", "--timestamps"])
+        .ok(args!(format!("logs {LEGACY_POD} -c docker --timestamps")))
         .await;
     let (ts, rest) = out.trim_end().split_once(' ').unwrap();
     assert!(ts.parse::<jiff::Timestamp>().is_ok(), "{out}");
@@ -167,7 +162,7 @@ async fn kubectl_reads_logs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_logs_of_a_waiting_container_print_the_kubelet_s_400() {
-    let world = world(&[]);
+    let world = world("");
     {
         let mut w = world::lock(&world);
         for (pod, reason) in [
@@ -183,12 +178,12 @@ async fn kubectl_logs_of_a_waiting_container_print_the_kubelet_s_400() {
                 .unwrap();
         }
     }
-    let kube = kubeconfig(&serve(world.clone()).await);
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
     for (pod, what) in [
         (SCALE_SET_PODS[1], "ContainerCreating"),
         (SCALE_SET_PODS[2], "trying and failing to pull image"),
     ] {
-        let out = kube.kubectl(&["logs", pod, "-c", "runner"]).await;
+        let out = kube.run(args!(format!("logs {pod} -c runner"))).await;
         assert!(!out.ok, "{}", out.stdout);
         assert_eq!(
             out.stderr.trim(),
@@ -199,7 +194,7 @@ async fn kubectl_logs_of_a_waiting_container_print_the_kubelet_s_400() {
     }
     // A running container's log is still served.
     assert_eq!(
-        lines(&kube.ok(&["logs", SCALE_SET_PODS[0]]).await),
+        lines(&kube.ok(args!(format!("logs {}", SCALE_SET_PODS[0]))).await),
         RUNNER_LOG
     );
     let pattern = "/api/v1/namespaces/{ns}/pods/{name}/log";
@@ -211,16 +206,8 @@ async fn kubectl_logs_of_a_waiting_container_print_the_kubelet_s_400() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_deletes_ephemeral_runners_with_each_cascade() {
     use arcctl::sandbox::store::{EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS};
-    let world = arcctl::sandbox::world::World::populated(args(&[
-        "--runners",
-        "2",
-        "--busy",
-        "1",
-        "--job-duration",
-        "600s",
-    ]))
-    .shared();
-    let kube = kubeconfig(&serve(world.clone()).await);
+    let world = populated(args!("--runners 2 --busy 1 --job-duration 600s")).shared();
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
     let names = |rt| -> Vec<String> {
         let w = world::lock(&world);
         let all = (Default::default(), Default::default());
@@ -236,7 +223,9 @@ async fn kubectl_deletes_ephemeral_runners_with_each_cascade() {
     // Foreground: the garbage collector deletes the pod first (blockOwnerDeletion), killing its
     // job; kubectl waits until ARC's finalizer is done and the object is gone.
     let out = kube
-        .ok(&["delete", "ephemeralrunner", &a, "--cascade=foreground"])
+        .ok(args!(format!(
+            "delete ephemeralrunner {a} --cascade=foreground"
+        )))
         .await;
     assert!(
         out.contains(&format!(
@@ -251,29 +240,22 @@ async fn kubectl_deletes_ephemeral_runners_with_each_cascade() {
     // Background: marked, the busy runner's pod kept ("Runner is not finished yet, retrying in
     // 30s"), its job alive; `kubectl get` still lists it.
     let out = kube
-        .ok(&[
-            "delete",
-            "ephemeralrunner",
-            &b,
-            "--cascade=background",
-            "--wait=false",
-        ])
+        .ok(args!(format!(
+            "delete ephemeralrunner {b} --cascade=background --wait=false"
+        )))
         .await;
     assert!(out.contains("deleted"), "{out}");
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     let stamp = kube
-        .ok(&[
-            "get",
-            "ephemeralrunner",
-            &b,
-            "-o",
-            "jsonpath={.metadata.deletionTimestamp}",
-        ])
+        .ok(args!(
+            format!("get ephemeralrunner {b} -o"),
+            "jsonpath={.metadata.deletionTimestamp}"
+        ))
         .await;
     assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{stamp:?}");
-    assert!(kube.ok(&["get", "ephemeralrunners"]).await.contains(&b));
+    assert!(kube.ok(args!("get ephemeralrunners")).await.contains(&b));
     let phase = kube
-        .ok(&["get", "pod", &b, "-o", "jsonpath={.status.phase}"])
+        .ok(args!(format!("get pod {b} -o"), "jsonpath={.status.phase}"))
         .await;
     assert_eq!(phase, "Running");
     assert_eq!(world::lock(&world).report().jobs.killed, 1);
@@ -290,8 +272,10 @@ async fn kubectl_deletes_ephemeral_runners_with_each_cascade() {
         .get(EPHEMERAL_RUNNER_SETS, Some(NS), &set)
         .unwrap()["metadata"]["uid"]
         .clone();
-    kube.ok(&["delete", "ephemeralrunnerset", &set, "--cascade=orphan"])
-        .await;
+    kube.ok(args!(format!(
+        "delete ephemeralrunnerset {set} --cascade=orphan"
+    )))
+    .await;
     assert!(!names(EPHEMERAL_RUNNER_SETS).contains(&set));
     let w = world::lock(&world);
     let all = (Default::default(), Default::default());
@@ -312,9 +296,9 @@ async fn kubectl_deletes_ephemeral_runners_with_each_cascade() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_cordons_a_node() {
-    let world = world(&[]);
-    let kube = kubeconfig(&serve(world.clone()).await);
-    let out = kube.ok(&["cordon", "node-1"]).await;
+    let world = world("");
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
+    let out = kube.ok(args!("cordon node-1")).await;
     assert!(out.contains("node/node-1 cordoned"), "{out}");
     let node = world::lock(&world)
         .store
@@ -328,9 +312,9 @@ async fn kubectl_cordons_a_node() {
         .cloned()
         .unwrap();
     assert!(other["spec"]["unschedulable"].is_null());
-    let out = kube.ok(&["get", "nodes"]).await;
+    let out = kube.ok(args!("get nodes")).await;
     assert!(out.contains("Ready,SchedulingDisabled"), "{out}");
-    let out = kube.ok(&["uncordon", "node-1"]).await;
+    let out = kube.ok(args!("uncordon node-1")).await;
     assert!(out.contains("uncordoned"), "{out}");
     let node = world::lock(&world)
         .store
@@ -342,31 +326,24 @@ async fn kubectl_cordons_a_node() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_annotates_labels_patches_and_pages() {
-    let world = world(&[]);
-    let kube = kubeconfig(&serve(world.clone()).await);
-    kube.ok(&["annotate", "pod", LEGACY_POD, "arcctl.io/drain=yes"])
+    let world = world("");
+    let kube = Kubectl::for_server(&serve(world.clone()).await);
+    kube.ok(args!(format!(
+        "annotate pod {LEGACY_POD} arcctl.io/drain=yes"
+    )))
+    .await;
+    kube.ok(args!(format!("label pod {LEGACY_POD} team=web")))
         .await;
-    kube.ok(&["label", "pod", LEGACY_POD, "team=web"]).await;
-    kube.ok(&[
-        "patch",
-        "pod",
-        LEGACY_POD,
-        "--type",
-        "json",
-        "-p",
-        r#"[{"op":"remove","path":"/metadata/labels/pod-template-hash"}]"#,
-    ])
+    kube.ok(args!(
+        format!("patch pod {LEGACY_POD} --type json -p"),
+        r#"[{"op":"remove","path":"/metadata/labels/pod-template-hash"}]"#
+    ))
     .await;
     let er = SCALE_SET_PODS[0];
-    kube.ok(&[
-        "patch",
-        "ephemeralrunner",
-        er,
-        "--type",
-        "merge",
-        "-p",
-        r#"{"metadata":{"labels":{"m":"1"}}}"#,
-    ])
+    kube.ok(args!(
+        format!("patch ephemeralrunner {er} --type merge -p"),
+        r#"{"metadata":{"labels":{"m":"1"}}}"#
+    ))
     .await;
     let pod = world::lock(&world)
         .store
@@ -381,18 +358,14 @@ async fn kubectl_annotates_labels_patches_and_pages() {
         "{pod}"
     );
     assert_eq!(pod["metadata"]["labels"]["actions-runner"], "");
-    let out = kube
-        .ok(&["get", "ephemeralrunners", "-l", "m=1", "-o", "name"])
-        .await;
+    let out = kube.ok(args!("get ephemeralrunners -l m=1 -o name")).await;
     assert_eq!(
         lines(&out),
         [format!("ephemeralrunner.actions.github.com/{er}")]
     );
 
     // kubectl pages with limit/continue; small chunks still see every pod once.
-    let out = kube
-        .ok(&["get", "pods", "-A", "--chunk-size=2", "-o", "name"])
-        .await;
+    let out = kube.ok(args!("get pods -A --chunk-size=2 -o name")).await;
     let mut got = lines(&out);
     got.dedup();
     assert_eq!(got.len(), 5, "{out}");
@@ -415,16 +388,13 @@ async fn until_counted(world: &world::SharedWorld, method: &str, pattern: &str, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_watches_and_drains() {
-    let world = world(&[]);
-    let kube = std::sync::Arc::new(kubeconfig(&serve(world.clone()).await));
+    let world = world("");
+    let kube = std::sync::Arc::new(Kubectl::for_server(&serve(world.clone()).await));
 
     // `get -w` lists, then watches from the list's resourceVersion; it sees a deletion.
     let watcher = {
         let kube = kube.clone();
-        tokio::spawn(async move {
-            kube.kubectl(&["get", "pods", "-w", "--request-timeout=5s"])
-                .await
-        })
+        tokio::spawn(async move { kube.run(args!("get pods -w --request-timeout=5s")).await })
     };
     until_counted(&world, "GET", "/api/v1/namespaces/{ns}/pods", 2).await;
     world::lock(&world)
@@ -457,13 +427,9 @@ async fn kubectl_watches_and_drains() {
 
     // `drain` cordons, then evicts every pod on the node (pods/eviction).
     let out = kube
-        .ok(&[
-            "drain",
-            "node-2",
-            "--ignore-daemonsets",
-            "--force",
-            "--timeout=20s",
-        ])
+        .ok(args!(
+            "drain node-2 --ignore-daemonsets --force --timeout=20s"
+        ))
         .await;
     assert!(out.contains("node/node-2 drained"), "{out}");
     assert!(!has_pod(&world, NS, LEGACY_POD));
@@ -504,8 +470,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn lists_with_selectors_and_pages() {
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
 
         let lp = ListParams::default().labels("actions.github.com/scale-set-name=arc-runner-set");
@@ -568,7 +534,7 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn deletes_with_uid_preconditions() {
-        let world = world(&[]);
+        let world = world("");
         let url = serve(world.clone()).await;
         let _ = rustls::crypto::ring::default_provider().install_default();
         let config = kube::Config::new(url.parse().unwrap());
@@ -627,8 +593,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn patches_annotations_and_cordons_nodes() {
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let client = client(&kube).await;
         let pods: Api<Pod> = Api::namespaced(client.clone(), NS);
         let patch = json!({"metadata": {"annotations": {"arcctl.io/draining": "true"}}});
@@ -703,8 +669,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_patch_that_changes_the_uid_is_invalid() {
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
         let name = SCALE_SET_PODS[0];
         let stale = json!({"metadata": {"uid": "0000-old-pod", "annotations": {"k": "v"}}});
@@ -734,7 +700,7 @@ mod kube_rs {
         let cluster = arcctl::cluster::Cluster::connect(
             &arcctl::config::resolve_kube(
                 &arcctl::cli::KubeArgs {
-                    kubeconfig: Some(kube.kubeconfig.clone()),
+                    kubeconfig: Some(kube.kubeconfig().to_owned()),
                     context: None,
                     namespaces: vec![],
                     all_namespaces: false,
@@ -762,8 +728,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn reads_logs() {
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
         let lp = LogParams {
             container: Some("runner".into()),
@@ -833,8 +799,8 @@ mod kube_rs {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn follows_logs_until_the_pod_goes() {
         use futures::AsyncBufReadExt;
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
         let name = SCALE_SET_PODS[1];
         let lp = LogParams {
@@ -874,8 +840,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn serves_arc_objects_and_their_status() {
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let client = client(&kube).await;
         let ar = ephemeral_runners();
         let ers: Api<DynamicObject> = Api::namespaced_with(client.clone(), NS, &ar);
@@ -957,8 +923,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn only_the_modes_crds_are_installed() {
-        let world = world(&["--mode", "scale-set"]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("--mode scale-set");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let client = client(&kube).await;
         let gvk = GroupVersionKind::gvk("actions.summerwind.dev", "v1alpha1", "Runner");
         let runners: Api<DynamicObject> = Api::namespaced_with(
@@ -974,24 +940,22 @@ mod kube_rs {
             3
         );
 
-        let out = kube
-            .kubectl(&["get", "runners.actions.summerwind.dev"])
-            .await;
+        let out = kube.run(args!("get runners.actions.summerwind.dev")).await;
         assert!(!out.ok, "{}", out.stdout);
         assert!(
             out.stderr.contains("doesn't have a resource type"),
             "{}",
             out.stderr
         );
-        let out = kube.ok(&["api-resources", "-o", "name"]).await;
+        let out = kube.ok(args!("api-resources -o name")).await;
         assert!(out.contains("ephemeralrunners.actions.github.com"), "{out}");
         assert!(!out.contains("summerwind"), "{out}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn forbidden_namespaces_answer_403() {
-        let world = world(&["--forbid-namespace", OTHER_NS]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world(&format!("--forbid-namespace {OTHER_NS}"));
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let client = client(&kube).await;
         let denied: Api<Pod> = Api::namespaced(client.clone(), OTHER_NS);
         let e = api_status(denied.list(&ListParams::default()).await.unwrap_err());
@@ -1025,7 +989,7 @@ mod kube_rs {
             4
         );
 
-        let out = kube.kubectl(&["get", "pods", "-n", OTHER_NS]).await;
+        let out = kube.run(args!(format!("get pods -n {OTHER_NS}"))).await;
         assert!(
             !out.ok && out.stderr.contains("is forbidden"),
             "{}",
@@ -1035,8 +999,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn kube_5xx_faults_answer_500_and_change_nothing() {
-        let world = world(&["--fault", "kube-5xx=1"]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("--fault kube-5xx=1");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
         let e = api_status(pods.list(&ListParams::default()).await.unwrap_err());
         assert_eq!((e.code, e.reason.as_str()), (500, "InternalError"));
@@ -1058,8 +1022,8 @@ mod kube_rs {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn watches_report_changes_and_end() {
-        let world = world(&[]);
-        let kube = kubeconfig(&serve(world.clone()).await);
+        let world = world("");
+        let kube = Kubectl::for_server(&serve(world.clone()).await);
         let pods: Api<Pod> = Api::namespaced(client(&kube).await, NS);
         let list = pods
             .list(&ListParams::default().labels("actions-ephemeral-runner=True"))

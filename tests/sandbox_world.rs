@@ -13,11 +13,7 @@ use arcctl::sandbox::store::{
 use arcctl::sandbox::world::{Unregister, World};
 use serde_json::{Value, json};
 
-const NS: &str = "arc-runners";
-
-fn world(words: &[&str]) -> World {
-    World::populated(arcctl::sandbox::options(words).expect("valid sandbox options"))
-}
+use crate::support::{NS, populated};
 
 fn list(w: &World, rt: ResourceType) -> Vec<Value> {
     w.store
@@ -67,7 +63,7 @@ fn delete(w: &mut World, rt: ResourceType, n: &str) {
 
 #[test]
 fn scale_set_population_follows_arc() {
-    let w = world(&["--runners", "7", "--nodes", "3"]);
+    let w = populated(args!("--runners 7 --nodes 3"));
     let pods = list(&w, PODS);
     assert_eq!(pods.len(), 7);
     assert_eq!(list(&w, AUTOSCALING_RUNNER_SETS).len(), 2);
@@ -144,7 +140,7 @@ fn scale_set_population_follows_arc() {
 
 #[test]
 fn legacy_population_follows_arc() {
-    let w = world(&["--runners", "6", "--mode", "legacy"]);
+    let w = populated(args!("--runners 6 --mode legacy"));
     assert_eq!(list(&w, RUNNER_DEPLOYMENTS).len(), 1);
     assert_eq!(list(&w, RUNNER_REPLICA_SETS).len(), 1);
     assert_eq!(list(&w, RUNNERS).len(), 3);
@@ -206,7 +202,7 @@ fn legacy_population_follows_arc() {
 
 #[test]
 fn mixed_population_has_both_flavours() {
-    let w = world(&["--runners", "9", "--mode", "mixed"]);
+    let w = populated(args!("--runners 9 --mode mixed"));
     assert_eq!(list(&w, PODS).len(), 9);
     assert_eq!(list(&w, EPHEMERAL_RUNNERS).len(), 5);
     assert_eq!(list(&w, RUNNERS).len(), 2);
@@ -228,28 +224,17 @@ fn fingerprint(w: &World) -> (Vec<(String, String)>, Vec<u64>, BTreeSet<String>)
 
 #[test]
 fn the_seed_decides_the_world() {
-    let args = [
-        "--runners",
-        "12",
-        "--mode",
-        "mixed",
-        "--busy",
-        "0.5",
-        "--seed",
-        "7",
-    ];
-    let a = fingerprint(&world(&args));
-    assert_eq!(a, fingerprint(&world(&args)));
-    let mut other = args;
-    other[7] = "8";
-    let b = fingerprint(&world(&other));
+    let args = "--runners 12 --mode mixed --busy 0.5 --seed";
+    let a = fingerprint(&populated(args!(args, "7")));
+    assert_eq!(a, fingerprint(&populated(args!(args, "7"))));
+    let b = fingerprint(&populated(args!(args, "8")));
     assert_ne!(a.0, b.0);
     assert_ne!(a.1, b.1);
 }
 
 #[test]
 fn a_busy_share_runs_jobs_from_the_start() {
-    let w = world(&["--runners", "10", "--busy", "0.5", "--job-rate", "0"]);
+    let w = populated(args!("--runners 10 --busy 0.5 --job-rate 0"));
     let busy = busy_names(&w);
     assert_eq!(busy.len(), 5);
     for reg in w.registrations.values() {
@@ -274,7 +259,7 @@ fn a_busy_share_runs_jobs_from_the_start() {
 
 #[test]
 fn log_lines_are_timestamped_like_actions_runner() {
-    let w = world(&["--runners", "1", "--busy", "1"]);
+    let w = populated(args!("--runners 1 --busy 1"));
     let reg = w.registrations.values().next().unwrap();
     let log = w.store.log(NS, &reg.name, "runner");
     for line in log {
@@ -291,16 +276,9 @@ fn log_lines_are_timestamped_like_actions_runner() {
 #[test]
 fn deleting_busy_pods_kills_their_jobs() {
     for mode in ["scale-set", "legacy", "mixed"] {
-        let mut w = world(&[
-            "--runners",
-            "8",
-            "--busy",
-            "0.5",
-            "--mode",
-            mode,
-            "--job-duration",
-            "600s",
-        ]);
+        let mut w = populated(args!(format!(
+            "--runners 8 --busy 0.5 --mode {mode} --job-duration 600s"
+        )));
         let t0 = w.now();
         let busy = busy_names(&w);
         for pod in names(&w, PODS) {
@@ -336,7 +314,7 @@ fn deleting_busy_pods_kills_their_jobs() {
 #[test]
 fn deleting_idle_pods_kills_nothing() {
     for mode in ["scale-set", "legacy"] {
-        let mut w = world(&["--runners", "6", "--busy", "0.5", "--mode", mode]);
+        let mut w = populated(args!(format!("--runners 6 --busy 0.5 --mode {mode}")));
         let idle: Vec<String> = w
             .registrations
             .values()
@@ -353,7 +331,7 @@ fn deleting_idle_pods_kills_nothing() {
 
 #[test]
 fn a_deleted_scale_set_pod_comes_back_with_its_registration() {
-    let mut w = world(&["--runners", "2"]);
+    let mut w = populated(args!("--runners 2"));
     let t0 = w.now();
     let reg = w.registrations.values().next().unwrap().clone();
     let old_uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
@@ -382,7 +360,7 @@ fn a_deleted_scale_set_pod_comes_back_with_its_registration() {
 
 #[test]
 fn an_unregistered_scale_set_pod_deleted_bare_is_stuck() {
-    let mut w = world(&["--runners", "3"]);
+    let mut w = populated(args!("--runners 3"));
     let t0 = w.now();
     let reg = w.registrations.values().next().unwrap().clone();
     assert_eq!(w.unregister(reg.id), Unregister::Removed);
@@ -394,7 +372,7 @@ fn an_unregistered_scale_set_pod_deleted_bare_is_stuck() {
     let log = w.store.log(NS, &reg.name, "runner").join("\n");
     assert!(log.contains("registration has been deleted"), "{log}");
     // A stuck runner never gets a job.
-    let mut w2 = world(&["--runners", "1", "--job-rate", "50"]);
+    let mut w2 = populated(args!("--runners 1 --job-rate 50"));
     let t0 = w2.now();
     let reg = w2.registrations.values().next().unwrap().clone();
     assert_eq!(w2.unregister(reg.id), Unregister::Removed);
@@ -407,7 +385,7 @@ fn an_unregistered_scale_set_pod_deleted_bare_is_stuck() {
 
 #[test]
 fn deleting_the_ephemeral_runner_replaces_it() {
-    let mut w = world(&["--runners", "4"]);
+    let mut w = populated(args!("--runners 4"));
     let t0 = w.now();
     let reg = w.registrations.values().next().unwrap().clone();
     let deleted = w
@@ -450,7 +428,7 @@ fn deleting_the_ephemeral_runner_replaces_it() {
 
 #[test]
 fn a_busy_ephemeral_runner_being_deleted_keeps_its_pod_until_the_job_ends() {
-    let mut w = world(&["--runners", "2", "--busy", "1", "--job-duration", "70s"]);
+    let mut w = populated(args!("--runners 2 --busy 1 --job-duration 70s"));
     let t0 = w.now();
     let busy = w.registrations.values().next().unwrap().clone();
     let job_end = w
@@ -509,17 +487,9 @@ fn a_busy_ephemeral_runner_being_deleted_keeps_its_pod_until_the_job_ends() {
 fn an_unsafe_204_then_an_ephemeral_runner_delete_kills_the_job() {
     // How real ARC kills a job: the runner is unregistered although its job runs, so the
     // finalizer finds no registration to wait for and deletes the pod.
-    let args = [
-        "--runners",
-        "1",
-        "--job-rate",
-        "50",
-        "--fault",
-        "unsafe-204=1",
-        "--job-duration",
-        "600s",
-    ];
-    let mut w = world(&args);
+    let mut w = populated(args!(
+        "--runners 1 --job-rate 50 --fault unsafe-204=1 --job-duration 600s"
+    ));
     let t0 = w.now();
     step(&mut w, t0, 0.5);
     let reg = w.registrations.values().next().unwrap().clone();
@@ -540,7 +510,7 @@ fn an_unsafe_204_then_an_ephemeral_runner_delete_kills_the_job() {
 
 #[test]
 fn a_foreground_ephemeral_runner_delete_removes_the_pod_first_and_kills_its_job() {
-    let mut w = world(&["--runners", "2", "--busy", "1", "--job-duration", "600s"]);
+    let mut w = populated(args!("--runners 2 --busy 1 --job-duration 600s"));
     let t0 = w.now();
     let reg = w.registrations.values().next().unwrap().clone();
     let opts = store::DeleteOptions {
@@ -574,7 +544,7 @@ fn a_foreground_ephemeral_runner_delete_removes_the_pod_first_and_kills_its_job(
 
 #[test]
 fn an_orphaning_delete_frees_the_dependents() {
-    let mut w = world(&["--runners", "2"]);
+    let mut w = populated(args!("--runners 2"));
     let t0 = w.now();
     let ers = list(&w, EPHEMERAL_RUNNER_SETS).first().map(name).unwrap();
     let ers_uid =
@@ -603,7 +573,7 @@ fn an_orphaning_delete_frees_the_dependents() {
 
 #[test]
 fn legacy_replacements_follow_their_owner() {
-    let mut w = world(&["--runners", "4", "--mode", "legacy"]);
+    let mut w = populated(args!("--runners 4 --mode legacy"));
     let t0 = w.now();
     let pods = list(&w, PODS);
     let by_kind = |kind: &str| {
@@ -647,7 +617,7 @@ fn legacy_replacements_follow_their_owner() {
 
 #[test]
 fn the_unregistration_complete_annotation_skips_the_finalizer() {
-    let mut w = world(&["--runners", "2", "--mode", "legacy"]);
+    let mut w = populated(args!("--runners 2 --mode legacy"));
     let pod = list(&w, PODS).first().map(name).unwrap();
     let patch = json!({"metadata": {"annotations": {"actions-runner/unregistration-complete-timestamp": "2026-11-29T21:30:00Z"}}});
     w.patch_object(PODS, Some(NS), &pod, &patch).unwrap();
@@ -665,7 +635,7 @@ fn the_unregistration_complete_annotation_skips_the_finalizer() {
 
 #[test]
 fn a_runner_set_pod_re_registers_with_replace() {
-    let mut w = world(&["--runners", "2", "--mode", "legacy"]);
+    let mut w = populated(args!("--runners 2 --mode legacy"));
     let t0 = w.now();
     let pod = list(&w, PODS)
         .iter()
@@ -698,7 +668,7 @@ fn a_runner_set_pod_re_registers_with_replace() {
 
 #[test]
 fn deleting_a_replica_set_cascades_without_replacement() {
-    let mut w = world(&["--runners", "4", "--busy", "0.5"]);
+    let mut w = populated(args!("--runners 4 --busy 0.5"));
     let t0 = w.now();
     let ers = list(&w, EPHEMERAL_RUNNER_SETS).first().map(name).unwrap();
     delete(&mut w, EPHEMERAL_RUNNER_SETS, &ers);
@@ -721,16 +691,9 @@ fn deleting_a_replica_set_cascades_without_replacement() {
 #[test]
 fn jobs_end_and_ephemeral_runners_are_replaced() {
     for mode in ["scale-set", "legacy"] {
-        let mut w = world(&[
-            "--runners",
-            "4",
-            "--busy",
-            "1",
-            "--job-duration",
-            "2s",
-            "--mode",
-            mode,
-        ]);
+        let mut w = populated(args!(format!(
+            "--runners 4 --busy 1 --job-duration 2s --mode {mode}"
+        )));
         let t0 = w.now();
         let before = registration_names(&w);
         let ids: BTreeSet<u64> = w.registrations.keys().copied().collect();
@@ -780,16 +743,9 @@ fn jobs_end_and_ephemeral_runners_are_replaced() {
 
 #[test]
 fn job_traffic_assigns_only_idle_registered_runners() {
-    let mut w = world(&[
-        "--runners",
-        "6",
-        "--job-rate",
-        "20",
-        "--job-duration",
-        "600s",
-        "--seed",
-        "3",
-    ]);
+    let mut w = populated(args!(
+        "--runners 6 --job-rate 20 --job-duration 600s --seed 3"
+    ));
     let t0 = w.now();
     let unregistered = w.registrations.values().next().unwrap().clone();
     assert_eq!(w.unregister(unregistered.id), Unregister::Removed);
@@ -806,7 +762,7 @@ fn job_traffic_assigns_only_idle_registered_runners() {
 
 #[test]
 fn unregister_answers_404_422_204() {
-    let mut w = world(&["--runners", "2", "--busy", "0.5"]);
+    let mut w = populated(args!("--runners 2 --busy 0.5"));
     let busy = w.registrations.values().find(|r| r.busy).unwrap().clone();
     let idle = w.registrations.values().find(|r| !r.busy).unwrap().clone();
     assert_eq!(
@@ -822,17 +778,9 @@ fn unregister_answers_404_422_204() {
 
 #[test]
 fn unsafe_204_strikes_only_just_after_an_assignment() {
-    let args = [
-        "--runners",
-        "2",
-        "--job-rate",
-        "50",
-        "--fault",
-        "unsafe-204=1",
-        "--job-duration",
-        "600s",
-    ];
-    let mut w = world(&args);
+    let mut w = populated(args!(
+        "--runners 2 --job-rate 50 --fault unsafe-204=1 --job-duration 600s"
+    ));
     let t0 = w.now();
     // Both runners get a job within the first half second.
     step(&mut w, t0, 0.5);
@@ -855,18 +803,11 @@ fn unsafe_204_strikes_only_just_after_an_assignment() {
         }
     );
     // Jobs of a populated world started a while ago: no unsafe 204 for them.
-    let mut w = world(&["--runners", "2", "--busy", "1", "--fault", "unsafe-204=1"]);
+    let mut w = populated(args!("--runners 2 --busy 1 --fault unsafe-204=1"));
     let id = *w.registrations.keys().next().unwrap();
     assert!(matches!(w.unregister(id), Unregister::Busy { .. }));
     // Without the fault, never.
-    let mut w = world(&[
-        "--runners",
-        "2",
-        "--job-rate",
-        "50",
-        "--job-duration",
-        "600s",
-    ]);
+    let mut w = populated(args!("--runners 2 --job-rate 50 --job-duration 600s"));
     let t0 = w.now();
     step(&mut w, t0, 0.5);
     let id = *w.registrations.keys().next().unwrap();
@@ -875,7 +816,7 @@ fn unsafe_204_strikes_only_just_after_an_assignment() {
 
 #[test]
 fn a_populated_world_has_some_age() {
-    let w = world(&["--runners", "3", "--busy", "1"]);
+    let w = populated(args!("--runners 3 --busy 1"));
     let now = jiff::Timestamp::now();
     for pod in list(&w, PODS) {
         let created: jiff::Timestamp = pod["metadata"]["creationTimestamp"]
@@ -913,16 +854,9 @@ fn a_populated_world_has_some_age() {
 
 #[test]
 fn the_list_cache_shows_stale_busy() {
-    let mut w = world(&[
-        "--runners",
-        "3",
-        "--list-cache",
-        "30s",
-        "--job-rate",
-        "50",
-        "--job-duration",
-        "600s",
-    ]);
+    let mut w = populated(args!(
+        "--runners 3 --list-cache 30s --job-rate 50 --job-duration 600s"
+    ));
     let t0 = w.now();
     step(&mut w, t0, 1.0);
     assert!(w.registrations.values().all(|r| r.busy));
@@ -936,14 +870,7 @@ fn the_list_cache_shows_stale_busy() {
     let listed: Vec<bool> = w.registrations.values().map(|r| w.listed_busy(r)).collect();
     assert_eq!(listed, [true, true, true]);
     // Without a list cache, the list is live.
-    let mut w = world(&[
-        "--runners",
-        "3",
-        "--job-rate",
-        "50",
-        "--job-duration",
-        "600s",
-    ]);
+    let mut w = populated(args!("--runners 3 --job-rate 50 --job-duration 600s"));
     let t0 = w.now();
     step(&mut w, t0, 1.0);
     assert!(w.registrations.values().all(|r| w.listed_busy(r)));
@@ -951,7 +878,7 @@ fn the_list_cache_shows_stale_busy() {
 
 #[test]
 fn cordoned_nodes_get_no_replacements() {
-    let mut w = world(&["--runners", "2", "--nodes", "2", "--mode", "legacy"]);
+    let mut w = populated(args!("--runners 2 --nodes 2 --mode legacy"));
     let t0 = w.now();
     for node in names(&w, NODES) {
         w.patch_object(
@@ -988,7 +915,7 @@ fn cordoned_nodes_get_no_replacements() {
 
 #[test]
 fn the_report_has_the_design_schema() {
-    let mut w = world(&["--runners", "2", "--busy", "1"]);
+    let mut w = populated(args!("--runners 2 --busy 1"));
     w.stats
         .record_github("DELETE", "/orgs/{org}/actions/runners/{runner_id}", 204);
     w.stats
@@ -1039,16 +966,9 @@ fn patching_replicas_scales_without_touching_busy_runners() {
         (EPHEMERAL_RUNNER_SETS, "scale-set"),
         (RUNNER_DEPLOYMENTS, "legacy"),
     ] {
-        let mut w = world(&[
-            "--runners",
-            "8",
-            "--busy",
-            "0.5",
-            "--mode",
-            mode,
-            "--job-duration",
-            "600s",
-        ]);
+        let mut w = populated(args!(format!(
+            "--runners 8 --busy 0.5 --mode {mode} --job-duration 600s"
+        )));
         let t0 = w.now();
         let set = list(&w, rt).first().map(name).unwrap();
         // 4 runners in this pool, some busy; scale to 1.
@@ -1075,7 +995,7 @@ fn patching_replicas_scales_without_touching_busy_runners() {
 
 #[test]
 fn a_runner_unregistered_before_it_connects_is_stuck() {
-    let mut w = world(&["--runners", "2"]);
+    let mut w = populated(args!("--runners 2"));
     let t0 = w.now();
     let er = list(&w, EPHEMERAL_RUNNERS).first().map(name).unwrap();
     delete(&mut w, EPHEMERAL_RUNNERS, &er);
@@ -1104,16 +1024,9 @@ fn a_runner_unregistered_before_it_connects_is_stuck() {
 
 #[test]
 fn settling_waits_for_work_begun_before_and_not_after() {
-    let mut w = world(&[
-        "--runners",
-        "2",
-        "--busy",
-        "0.5",
-        "--job-duration",
-        "3s",
-        "--mode",
-        "legacy",
-    ]);
+    let mut w = populated(args!(
+        "--runners 2 --busy 0.5 --job-duration 3s --mode legacy"
+    ));
     let t0 = w.now();
     let idle = w
         .registrations
@@ -1148,20 +1061,9 @@ fn waiting_reason(pod: &Value) -> Option<String> {
 
 #[test]
 fn pending_pods_wait_registered_offline_then_start() {
-    let mut w = world(&[
-        "--mode",
-        "mixed",
-        "--runners",
-        "24",
-        "--pending",
-        "0.5",
-        "--job-rate",
-        "50",
-        "--job-duration",
-        "600s",
-        "--seed",
-        "4",
-    ]);
+    let mut w = populated(args!(
+        "--mode mixed --runners 24 --pending 0.5 --job-rate 50 --job-duration 600s --seed 4"
+    ));
     let t0 = w.now();
     let pending: Vec<Value> = list(&w, PODS)
         .into_iter()
@@ -1229,7 +1131,7 @@ fn pending_pods_wait_registered_offline_then_start() {
 
 #[test]
 fn replacements_wait_too() {
-    let mut w = world(&["--runners", "2", "--pending", "1", "--seed", "2"]);
+    let mut w = populated(args!("--runners 2 --pending 1 --seed 2"));
     let t0 = w.now();
     // Every pod of the world waits: start them all first.
     step(&mut w, t0, 45.0);
@@ -1308,16 +1210,9 @@ fn recorded_job(w: &World, pod: &str) -> bool {
 
 #[test]
 fn lagged_job_traces_appear_within_their_bounds_and_not_before() {
-    let mut w = world(&[
-        "--runners",
-        "24",
-        "--job-lag",
-        "3s",
-        "--job-duration",
-        "600s",
-        "--seed",
-        "5",
-    ]);
+    let mut w = populated(args!(
+        "--runners 24 --job-lag 3s --job-duration 600s --seed 5"
+    ));
     let t0 = w.now();
     let pods: Vec<String> = names(&w, PODS).into_iter().collect();
     for pod in &pods {
@@ -1345,7 +1240,7 @@ fn lagged_job_traces_appear_within_their_bounds_and_not_before() {
         "{logs:?} {records:?}"
     );
     // Without --job-lag, both at once (today's world).
-    let mut w = world(&["--runners", "3", "--job-duration", "600s"]);
+    let mut w = populated(args!("--runners 3 --job-duration 600s"));
     for pod in names(&w, PODS) {
         assert!(w.start_job_on(NS, &pod, &job_of(&pod), Duration::from_secs(600)));
         assert!(logged_start(&w, &pod) && recorded_job(&w, &pod));
@@ -1355,7 +1250,7 @@ fn lagged_job_traces_appear_within_their_bounds_and_not_before() {
 #[test]
 fn a_job_that_ends_before_its_traces_logs_its_start_first_and_is_never_recorded() {
     for mode in ["scale-set", "legacy"] {
-        let mut w = world(&["--runners", "12", "--job-lag", "10s", "--mode", mode]);
+        let mut w = populated(args!(format!("--runners 12 --job-lag 10s --mode {mode}")));
         let t0 = w.now();
         let pods: Vec<String> = names(&w, PODS).into_iter().collect();
         for pod in &pods {
@@ -1414,16 +1309,9 @@ fn noise_between(w: &World, pod: &str, from: jiff::Timestamp, to: jiff::Timestam
 
 #[test]
 fn log_noise_comes_at_its_rate_while_a_job_runs_and_sparsely_while_idle() {
-    let mut w = world(&[
-        "--runners",
-        "6",
-        "--mode",
-        "mixed",
-        "--log-noise",
-        "40",
-        "--job-duration",
-        "600s",
-    ]);
+    let mut w = populated(args!(
+        "--runners 6 --mode mixed --log-noise 40 --job-duration 600s"
+    ));
     let t0 = w.now();
     let pods: Vec<String> = names(&w, PODS).into_iter().collect();
     let (busy, idle) = (pods[0].clone(), pods[1].clone());
@@ -1454,7 +1342,7 @@ fn log_noise_comes_at_its_rate_while_a_job_runs_and_sparsely_while_idle() {
         }
     }
     // Without --log-noise, the log is only the runner's lines.
-    let w = world(&["--runners", "2", "--busy", "1"]);
+    let w = populated(args!("--runners 2 --busy 1"));
     for pod in names(&w, PODS) {
         let view = w.log_view(NS, &pod, "runner").entries(None);
         assert_eq!(view.len(), w.store.log(NS, &pod, "runner").len());
@@ -1463,14 +1351,7 @@ fn log_noise_comes_at_its_rate_while_a_job_runs_and_sparsely_while_idle() {
 
 #[test]
 fn noisy_log_reads_from_any_instant_agree_with_the_whole_log() {
-    let mut w = world(&[
-        "--runners",
-        "2",
-        "--log-noise",
-        "40",
-        "--job-duration",
-        "600s",
-    ]);
+    let mut w = populated(args!("--runners 2 --log-noise 40 --job-duration 600s"));
     let t0 = w.now();
     let pod = names(&w, PODS).into_iter().next().unwrap();
     step(&mut w, t0, 3.0);
@@ -1523,7 +1404,7 @@ fn runner_container(w: &World, pod: &str, uid: &Value) -> (String, Value) {
 #[test]
 fn an_idle_runner_notices_its_deleted_registration_and_exits() {
     for mode in ["scale-set", "legacy"] {
-        let mut w = world(&["--runners", "4", "--mode", mode, "--seed", "9"]);
+        let mut w = populated(args!(format!("--runners 4 --mode {mode} --seed 9")));
         let t0 = w.now();
         let reg = w.registrations.values().next().unwrap().clone();
         let uid = w.store.get(PODS, Some(NS), &reg.name).unwrap()["metadata"]["uid"].clone();
@@ -1582,16 +1463,9 @@ fn an_idle_runner_notices_its_deleted_registration_and_exits() {
 
 #[test]
 fn a_runner_unregistered_while_its_job_runs_never_notices() {
-    let mut w = world(&[
-        "--runners",
-        "2",
-        "--job-rate",
-        "50",
-        "--fault",
-        "unsafe-204=1",
-        "--job-duration",
-        "600s",
-    ]);
+    let mut w = populated(args!(
+        "--runners 2 --job-rate 50 --fault unsafe-204=1 --job-duration 600s"
+    ));
     let t0 = w.now();
     step(&mut w, t0, 0.5);
     let reg = w.registrations.values().find(|r| r.busy).unwrap().clone();
@@ -1612,7 +1486,7 @@ fn a_runner_unregistered_while_its_job_runs_never_notices() {
 #[test]
 fn an_unregistered_runner_left_running_idle_is_stuck() {
     for mode in ["scale-set", "legacy"] {
-        let mut w = world(&["--runners", "3", "--mode", mode]);
+        let mut w = populated(args!(format!("--runners 3 --mode {mode}")));
         // A runner that never notices (its poll outlives the run).
         w.timing.notice_min = Duration::from_secs(3600);
         w.timing.notice_max = Duration::from_secs(3600);
@@ -1637,7 +1511,7 @@ fn an_unregistered_runner_left_running_idle_is_stuck() {
 
 #[test]
 fn a_non_zero_exit_makes_arc_recreate_a_scale_set_pod_as_a_zombie() {
-    let mut w = world(&["--runners", "3"]);
+    let mut w = populated(args!("--runners 3"));
     w.timing.notice_exit_code = 1;
     let t0 = w.now();
     let reg = w.registrations.values().next().unwrap().clone();

@@ -18,21 +18,20 @@
 //! that lost the point fails. Only 127.0.0.1; every wait is bounded; no assertion on how long
 //! anything took.
 
-mod drain_support;
-
 use std::time::Duration;
 
 use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::world::{World, lock};
-use drain_support::*;
+
+use crate::support::*;
 
 /// One scenario: a seeded world (sandbox words), changes to its timing before it starts, a
-/// step driven on it once it runs, and the drain's flags.
-struct Scenario<'a> {
-    world: &'a [&'a str],
+/// step driven on it once it runs, and the drain's command line.
+struct Scenario {
+    world: &'static str,
     adjust: fn(&mut World),
     prepare: fn(&Sandbox),
-    drain: &'a [&'a str],
+    drain: Vec<String>,
 }
 
 /// The same world drained twice: with the default output (`table`: what stderr shows) and
@@ -52,10 +51,8 @@ fn quiet_runners(w: &mut World) {
 
 fn nothing(_: &Sandbox) {}
 
-async fn start(s: &Scenario<'_>) -> Sandbox {
-    install_tls();
-    let args = arcctl::sandbox::options(s.world.iter().copied()).expect("sandbox options");
-    let mut world = World::populated(args);
+async fn start(s: &Scenario) -> Sandbox {
+    let mut world = populated(args!(s.world));
     quiet_runners(&mut world);
     (s.adjust)(&mut world);
     let sb = Sandbox::start_world(world).await.expect("sandbox starts");
@@ -63,12 +60,11 @@ async fn start(s: &Scenario<'_>) -> Sandbox {
     sb
 }
 
-async fn pair(s: Scenario<'_>) -> Pair {
+async fn pair(s: Scenario) -> Pair {
     let (a, b) = tokio::join!(start(&s), start(&s));
-    let mut table = vec!["drain"];
-    table.extend_from_slice(s.drain);
+    let table = s.drain.clone();
     let mut json = table.clone();
-    json.extend_from_slice(&["-o", "json"]);
+    json.extend(args!("-o json"));
     let (table, json) = tokio::join!(arcctl(&a, &table), arcctl(&b, &json));
     Pair {
         table,
@@ -77,22 +73,13 @@ async fn pair(s: Scenario<'_>) -> Pair {
     }
 }
 
-/// The drain flags every scenario shares: everything, no prompt, the shortest confirm window,
-/// one call at a time, unregisters `spacing` apart (a rate such as `1/3s`).
-fn drain_flags<'a>(spacing: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec![
-        "--all",
-        "-A",
-        "--yes",
-        "--confirm-window",
-        "2s",
-        "--concurrency",
-        "1",
-        "--max-unregister-rate",
-        spacing,
-    ];
-    v.extend_from_slice(extra);
-    v
+/// The drain every scenario shares: everything, no prompt, the shortest confirm window, one
+/// call at a time, unregisters `spacing` apart (a rate such as `1/3s`), then `extra`.
+fn drain(spacing: &str, extra: &str) -> Vec<String> {
+    args!(format!(
+        "drain --all -A --yes --confirm-window 2s --concurrency 1 \
+         --max-unregister-rate {spacing} {extra}"
+    ))
 }
 
 /// Masks what varies between runs: how long a rate-limit wait was (whole seconds until
@@ -178,23 +165,11 @@ async fn a_held_run() {
         ));
     }
     let p = pair(Scenario {
-        world: &[
-            "--mode",
-            "legacy",
-            "--runners",
-            "3",
-            "--list-cache",
-            "60s",
-            "--job-rate",
-            "0",
-            "--fault",
-            "unsafe-204=1",
-            "--seed",
-            "5",
-        ],
+        world: "--mode legacy --runners 3 --list-cache 60s --job-rate 0 --fault unsafe-204=1 \
+                --seed 5",
         adjust: long_unsafe_window,
         prepare: assign_deploy,
-        drain: &drain_flags("1/3s", &[]),
+        drain: drain("1/3s", ""),
     })
     .await;
     assert_eq!(p.table.code, 3, "{}", p.table.stderr);
@@ -234,19 +209,10 @@ async fn a_run_meeting_pending_pods() {
         w.tick(at);
     }
     let p = pair(Scenario {
-        world: &[
-            "--runners",
-            "3",
-            "--pending",
-            "1",
-            "--job-rate",
-            "0",
-            "--seed",
-            "3",
-        ],
+        world: "--runners 3 --pending 1 --job-rate 0 --seed 3",
         adjust: |_| {},
         prepare: past_the_first_pull,
-        drain: &drain_flags("1/1500ms", &[]),
+        drain: drain("1/1500ms", ""),
     })
     .await;
     assert_eq!(p.table.code, 0, "{}", p.table.stderr);
@@ -283,24 +249,10 @@ async fn a_run_meeting_pending_pods() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_timed_out_run() {
     let p = pair(Scenario {
-        world: &[
-            "--runners",
-            "4",
-            "--busy",
-            "0.25",
-            "--job-rate",
-            "0",
-            "--job-duration",
-            "600s",
-            "--seed",
-            "3",
-        ],
+        world: "--runners 4 --busy 0.25 --job-rate 0 --job-duration 600s --seed 3",
         adjust: |_| {},
         prepare: nothing,
-        drain: &drain_flags(
-            "1/4s",
-            &["--wait", "--timeout", "9s", "--poll-interval", "1s"],
-        ),
+        drain: drain("1/4s", "--wait --timeout 9s --poll-interval 1s"),
     })
     .await;
     assert_eq!(p.table.code, 3, "{}", p.table.stderr);
@@ -338,21 +290,10 @@ async fn a_timed_out_run() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_rate_limited_run() {
     let p = pair(Scenario {
-        world: &[
-            "--runners",
-            "4",
-            "--job-rate",
-            "0",
-            "--secondary-limit",
-            "20",
-            "--secondary-limit-silent",
-            "0",
-            "--seed",
-            "3",
-        ],
+        world: "--runners 4 --job-rate 0 --secondary-limit 20 --secondary-limit-silent 0 --seed 3",
         adjust: |_| {},
         prepare: nothing,
-        drain: &drain_flags("1/3s", &[]),
+        drain: drain("1/3s", ""),
     })
     .await;
     assert_eq!(p.table.code, 0, "{}", p.table.stderr);

@@ -5,24 +5,23 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arcctl::cli::{Cli, Command, SandboxArgs};
+use arcctl::cli::SandboxArgs;
 use arcctl::sandbox::github_api::{self, ManualClock};
 use arcctl::sandbox::world::{self, Label, Registration, Scope, SharedWorld, World};
-use clap::Parser;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
+
+use crate::support::{install_tls, options};
 
 pub const ORG: &str = "acme";
 /// Where the manual clock starts (2027-01-15).
 pub const EPOCH: Duration = Duration::from_secs(1_800_000_000);
 
-pub fn args(extra: &[&str]) -> SandboxArgs {
-    let mut argv = vec!["arcctl", "sandbox", "--org", ORG];
-    argv.extend_from_slice(extra);
-    match Cli::try_parse_from(argv).map(|cli| cli.command) {
-        Ok(Command::Sandbox(a)) => a,
-        other => panic!("not a sandbox command line: {other:?}"),
-    }
+/// Sandbox options for org [`ORG`] and `extra` words.
+pub fn args(extra: Vec<String>) -> SandboxArgs {
+    let mut words = args!("--org", ORG);
+    words.extend(extra);
+    options(words)
 }
 
 pub fn registration(id: u64, name: &str, scope: Scope, busy: bool) -> Registration {
@@ -88,7 +87,7 @@ pub struct Server {
 
 impl Server {
     pub async fn start(world: World) -> Server {
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_tls();
         let token = world.token.clone();
         let world = world.shared();
         let clock = Arc::new(ManualClock::new(EPOCH));

@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::fixture::Reply;
+use super::fixture::Reply;
+use crate::support::fixtures::fixture;
 
 pub struct Spec {
     plain: Value,
@@ -13,7 +14,7 @@ pub struct Spec {
 impl Spec {
     pub fn load() -> Spec {
         let read = |name: &str| {
-            let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+            let path = fixture(name);
             let text = std::fs::read_to_string(&path).expect("read OpenAPI fixture");
             let mut doc: Value = serde_json::from_str(&text).expect("OpenAPI is JSON");
             to_json_schema(&mut doc);

@@ -1,24 +1,13 @@
-//! Checks shared by the fault and interrupt suites: the drain invariant read from the audit log
-//! and the sandbox's verdict, every runner accounted for, and the exit code the outcomes call
-//! for.
-
-#![allow(dead_code)]
+//! What must hold after any drain, shared by the fault and interrupt suites: the drain
+//! invariant read from the audit log and the sandbox's verdict, every runner accounted for, and
+//! the exit code the outcomes call for.
 
 use std::collections::BTreeSet;
 
 use arcctl::sandbox::report::Report;
 use serde_json::Value;
 
-/// The audit log's lines, in order.
-pub fn audit_lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("audit line is JSON"))
-        .collect()
-}
-
-/// DESIGN §4's invariant on one run: every delete of a runner's object comes after an
+/// The invariant of design.md §4.2 on one run: every delete of a runner's object comes after an
 /// unregister of that runner that GitHub answered 204 or 404, and after an idle check
 /// (a runner log read), and the sandbox saw no more successful deletes than the audit log
 /// records. Returns what is wrong.
@@ -76,7 +65,7 @@ pub fn unsafe_deletes(audit: &[Value], report: &Report) -> Vec<String> {
     wrong
 }
 
-/// The exit code DESIGN §2 gives a drain with these outcome labels.
+/// The exit code design.md §2.4 gives a drain with these outcome labels.
 pub fn expected_exit(doc: &Value, interrupted: bool) -> u8 {
     let labels: Vec<&str> = doc["runners"]
         .as_array()

@@ -1,47 +1,10 @@
-//! Helpers for the `arcctl list` integration tests: a sandbox per test, `arcctl list` run
-//! in-process with the sandbox's environment, and small readers of its output.
+//! Readers of what `arcctl list` printed (items of a `RunnerList`, a table with its ages
+//! masked, the published schema), and the registrations of hand-built worlds.
 
-#![allow(dead_code)]
-
-use arcctl::context::{Context, Env};
-use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::world::World;
 use serde_json::Value;
 
-/// Starts a sandbox with these `arcctl sandbox` options.
-pub async fn start(words: &[&str]) -> Sandbox {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let args = arcctl::sandbox::options(words).expect("sandbox options");
-    let sb = Sandbox::start(args).await.expect("sandbox starts");
-    sb.settle().await;
-    sb
-}
-
-/// Runs `arcctl list ARGS` with the sandbox's environment minus `unset`.
-pub async fn list(sb: &Sandbox, args: &[&str], unset: &[&str]) -> (u8, String, String) {
-    list_env(sb, args, unset, &[]).await
-}
-
-/// Like [`list`], with extra or replaced variables.
-pub async fn list_env(
-    sb: &Sandbox,
-    args: &[&str],
-    unset: &[&str],
-    set: &[(&str, &str)],
-) -> (u8, String, String) {
-    let mut env = Env::new(sb.env());
-    for k in unset {
-        env.remove(k);
-    }
-    for (k, v) in set {
-        env.set(*k, *v);
-    }
-    let (ctx, out, err) = Context::captured(env);
-    let mut argv = vec!["arcctl", "list"];
-    argv.extend_from_slice(args);
-    let code = arcctl::run(argv.into_iter().map(Into::into).collect(), ctx).await;
-    (code, out.text(), err.text())
-}
+use crate::support::fixtures::fixture;
 
 /// The items of a `RunnerList` document.
 pub fn items(json: &str) -> Vec<Value> {
@@ -101,12 +64,6 @@ pub fn mask_column(table: &str, header: &str) -> String {
     let mut out = vec![head.to_owned()];
     out.extend(lines.map(mask));
     out.join("\n") + "\n"
-}
-
-pub fn fixture(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
 }
 
 /// A registration to clone for hand-built worlds: online, idle, labelled like a legacy runner.

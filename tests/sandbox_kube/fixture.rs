@@ -1,21 +1,19 @@
 //! Fixtures for the fake Kubernetes API tests: a small ARC world built directly in the store, the
-//! API served on 127.0.0.1, a kubeconfig for it, and a bounded runner for the real kubectl.
+//! API served on 127.0.0.1, a kube-rs client for it, and readings of what the world counted.
 
-#![allow(dead_code)]
-
-use std::path::PathBuf;
 use std::time::Duration;
 
-use arcctl::cli::{Cli, Command};
 use arcctl::sandbox::store::{
     AUTOSCALING_RUNNER_SETS, EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS,
     RUNNER_DEPLOYMENTS, RUNNERS,
 };
 use arcctl::sandbox::world::{self, SharedWorld, World};
-use clap::Parser;
 use serde_json::{Value, json};
 
-pub const NS: &str = "arc-runners";
+pub use crate::support::NS;
+pub use crate::support::kubectl::Kubectl;
+use crate::support::{install_tls, options, with_defaults};
+
 pub const OTHER_NS: &str = "team-b";
 pub const ERS: &str = "arc-runner-set-ws992";
 pub const SCALE_SET_PODS: [&str; 3] = [
@@ -32,16 +30,6 @@ pub const RUNNER_LOG: [&str; 4] = [
     "2026-11-29 21:00:37Z: Job build completed with result: Succeeded",
 ];
 
-/// Sandbox options from command-line flags, as `arcctl sandbox FLAGS` would parse them.
-pub fn args(flags: &[&str]) -> arcctl::cli::SandboxArgs {
-    let mut argv = vec!["arcctl", "sandbox"];
-    argv.extend_from_slice(flags);
-    match Cli::try_parse_from(argv).unwrap().command {
-        Command::Sandbox(a) => a,
-        other => panic!("not a sandbox command: {other:?}"),
-    }
-}
-
 fn owner(kind: &str, name: &str, uid: &Value) -> Value {
     json!([{ "apiVersion": "actions.github.com/v1alpha1", "kind": kind, "name": name,
              "uid": uid, "controller": true, "blockOwnerDeletion": true }])
@@ -57,13 +45,9 @@ fn running_status(containers: &[&str]) -> Value {
 
 /// A mixed-mode world (both ARC flavours installed) with two nodes, a scale set (three EphemeralRunners and their pods, on node-1), a legacy
 /// RunnerDeployment pod with `runner` and `docker` containers (on node-2) and a pod in another
-/// namespace.
-pub fn world(flags: &[&str]) -> SharedWorld {
-    let mut all = flags.to_vec();
-    if !flags.contains(&"--mode") {
-        all.extend(["--mode", "mixed"]);
-    }
-    let mut w = World::empty(args(&all));
+/// namespace. `flags` are `arcctl sandbox` words.
+pub fn world(flags: &str) -> SharedWorld {
+    let mut w = World::empty(options(with_defaults(args!(flags), "--mode mixed")));
     let s = &mut w.store;
     for ns in [NS, OTHER_NS, "arc-systems"] {
         s.create(
@@ -200,95 +184,10 @@ pub async fn serve(world: SharedWorld) -> String {
     format!("http://{addr}")
 }
 
-/// A kubeconfig for `url` in a fresh directory that also serves kubectl as HOME and cache.
-pub struct Kube {
-    pub dir: tempfile::TempDir,
-    pub kubeconfig: PathBuf,
-}
-
-pub fn kubeconfig(url: &str) -> Kube {
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: sandbox\n\
-             clusters:\n- name: sandbox\n  cluster:\n    server: {url}\n\
-             users:\n- name: sandbox\n  user: {{}}\n\
-             contexts:\n- name: sandbox\n  context:\n    cluster: sandbox\n    user: sandbox\n    namespace: {NS}\n"
-        ),
-    )
-    .unwrap();
-    Kube { dir, kubeconfig }
-}
-
-pub const KUBECTL: &str = "/usr/bin/kubectl";
-
-/// The output of one kubectl run.
-pub struct Out {
-    pub ok: bool,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Kube {
-    /// Runs the real kubectl against the sandbox, killed after 60 s.
-    pub async fn kubectl(&self, args: &[&str]) -> Out {
-        assert!(
-            std::path::Path::new(KUBECTL).exists(),
-            "kubectl is missing at {KUBECTL}: these tests drive the real kubectl; install it with \
-             `apt-get install kubernetes-client` (or put a kubectl at {KUBECTL})"
-        );
-        let home = self.dir.path();
-        let mut cmd = tokio::process::Command::new(KUBECTL);
-        cmd.arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .arg("--cache-dir")
-            .arg(home.join("cache"))
-            .arg("--request-timeout=20s")
-            .args(args)
-            .env("HOME", home)
-            .env("CLOUDSDK_CONFIG", home.join("gcloud"))
-            .env_remove("KUBECONFIG")
-            .env("NO_PROXY", "127.0.0.1")
-            .kill_on_drop(true);
-        for var in [
-            "HTTP_PROXY",
-            "HTTPS_PROXY",
-            "http_proxy",
-            "https_proxy",
-            "ALL_PROXY",
-            "all_proxy",
-        ] {
-            cmd.env_remove(var);
-        }
-        let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
-            .await
-            .unwrap_or_else(|_| panic!("kubectl {args:?} did not finish within 60 s"))
-            .unwrap();
-        Out {
-            ok: out.status.success(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
-    /// Like [`Kube::kubectl`], failing the test unless kubectl succeeds.
-    pub async fn ok(&self, args: &[&str]) -> String {
-        let out = self.kubectl(args).await;
-        assert!(
-            out.ok,
-            "kubectl {args:?} failed:\n{}\n{}",
-            out.stdout, out.stderr
-        );
-        out.stdout
-    }
-}
-
 /// A kube-rs client from the kubeconfig, as arcctl builds one.
-pub async fn client(kube: &Kube) -> kube::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let config = kube::config::Kubeconfig::read_from(&kube.kubeconfig).unwrap();
+pub async fn client(kube: &Kubectl) -> kube::Client {
+    install_tls();
+    let config = kube::config::Kubeconfig::read_from(kube.kubeconfig()).unwrap();
     let config =
         kube::Config::from_custom_kubeconfig(config, &kube::config::KubeConfigOptions::default())
             .await

@@ -1,8 +1,6 @@
 //! A misbehaving HTTP server for the bad-input suite: it answers every request with one canned,
 //! raw response (malformed, truncated, huge) and counts what it was asked.
 
-#![allow(dead_code)]
-
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -119,28 +117,4 @@ pub fn ok_with(body: &str, headers: &[&str]) -> Answer {
         headers: headers.iter().map(|h| (*h).to_owned()).collect(),
         body: body.as_bytes().to_vec(),
     }
-}
-
-/// A kubeconfig (context `bad`) whose API server is `server`.
-pub fn kubeconfig(server: &str) -> String {
-    format!(
-        "apiVersion: v1
-kind: Config
-clusters:
-- name: bad
-  cluster:
-    server: {server}
-users:
-- name: bad
-  user:
-    token: not-a-real-token
-contexts:
-- name: bad
-  context:
-    cluster: bad
-    user: bad
-    namespace: arc-runners
-current-context: bad
-"
-    )
 }
