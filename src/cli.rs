@@ -7,31 +7,46 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Exit codes, rendered into `--help` and the man pages.
-pub(crate) const EXIT_CODES_HELP: &str = "\
-Exit status:
-  0    all selected runners handled, or nothing to do
-  1    an operation failed
-  2    usage error or bad input (also: a mutating command without --yes and no terminal)
-  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
-       replacement not ready within --ready-timeout
-  4    authentication or permission denied (GitHub or Kubernetes)
-  130  interrupted, or declined at the prompt";
+use crate::error::exit;
 
-const ROOT_AFTER_HELP: &str = "\
+/// The exit-status section of `--help` (and so of the man pages), from [`exit::TABLE`]:
+/// backticks dropped, meanings wrapped at 80 columns under a 7-column code.
+fn exit_codes_help() -> String {
+    const INDENT: usize = 7;
+    const WIDTH: usize = 80;
+    let mut out = String::from("Exit status:");
+    for (code, meaning) in exit::TABLE {
+        let mut line = format!("\n  {code:<5}");
+        let mut used = INDENT;
+        for (i, word) in meaning.replace('`', "").split_whitespace().enumerate() {
+            if i > 0 && used + 1 + word.len() > WIDTH {
+                line.push('\n');
+                line.push_str(&" ".repeat(INDENT));
+                used = INDENT;
+            } else if i > 0 {
+                line.push(' ');
+                used += 1;
+            }
+            line.push_str(word);
+            used += word.len();
+        }
+        out.push_str(&line);
+    }
+    out
+}
+
+fn root_after_help() -> String {
+    format!(
+        "\
 Authentication:
   GitHub: GH_TOKEN, then GITHUB_TOKEN, then --token-file PATH; or a GitHub App with
   --app-id, --installation-id and --app-key PATH. Tokens are never taken from flag values.
   Kubernetes: --kubeconfig / KUBECONFIG, --context, or the in-cluster service account.
 
-Exit status:
-  0    all selected runners handled, or nothing to do
-  1    an operation failed
-  2    usage error or bad input (also: a mutating command without --yes and no terminal)
-  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
-       replacement not ready within --ready-timeout
-  4    authentication or permission denied (GitHub or Kubernetes)
-  130  interrupted, or declined at the prompt";
+{}",
+        exit_codes_help()
+    )
+}
 
 const SANDBOX_AFTER_HELP: &str = "\
 Exit status:
@@ -52,7 +67,7 @@ Example:
 /// while a job runs, so busy runners are skipped, never killed. After the unregister it confirms
 /// that the pod is idle, then deletes the pod or its ARC object with a uid precondition.
 #[derive(Debug, Parser)]
-#[command(name = "arcctl", version, propagate_version = true, after_help = ROOT_AFTER_HELP)]
+#[command(name = "arcctl", version, propagate_version = true, after_help = root_after_help())]
 #[command(max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
@@ -66,7 +81,7 @@ pub enum Command {
     /// Lists the GitHub registrations of the selected scope and the runner pods of the selected
     /// namespaces, joined by name, with each runner's state: idle, busy, offline, pod-only,
     /// registration-only or conflict.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = exit_codes_help())]
     List(ListArgs),
     /// Take runners out of service: unregister, confirm idle, delete.
     ///
@@ -75,7 +90,7 @@ pub enum Command {
     /// the unregister, wait --confirm-window and confirm from the runner's log and ARC status that
     /// no job started; only then delete the pod (legacy ARC) or its EphemeralRunner (scale sets),
     /// with a uid precondition. Without --yes it asks first; without a terminal it refuses.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = exit_codes_help())]
     Drain(DrainArgs),
     /// Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement.
     ///
@@ -85,7 +100,7 @@ pub enum Command {
     /// online on GitHub (--wait-ready, bounded by --ready-timeout) before the next batch, so
     /// capacity never drops by more than a batch. A replacement that never comes stops further
     /// batches (exit 3). The summary pairs each old runner with its replacement.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = exit_codes_help())]
     Recreate(RecreateArgs),
     /// Run a simulated GitHub organization and ARC cluster with live job traffic.
     ///
@@ -628,6 +643,40 @@ mod tests {
     #[test]
     fn command_is_consistent() {
         command().debug_assert();
+    }
+
+    #[test]
+    fn exit_status_help_is_the_table_wrapped() {
+        assert_eq!(
+            exit_codes_help(),
+            "\
+Exit status:
+  0    all selected runners handled, or nothing to do
+  1    an operation failed
+  2    usage error or bad input (also: a mutating command without --yes and no
+       terminal)
+  3    incomplete: busy runners skipped, runners held, --timeout reached, or a
+       replacement not ready within --ready-timeout
+  4    authentication or permission denied (GitHub or Kubernetes)
+  130  interrupted, or declined at the prompt"
+        );
+        assert!(exit_codes_help().lines().all(|l| l.len() <= 80));
+    }
+
+    /// The README and the design repeat the table for readers; they must say what the code says.
+    #[test]
+    fn readme_and_design_show_the_exit_code_table() {
+        let table = exit::markdown();
+        for (name, text) in [
+            ("README.md", include_str!("../README.md")),
+            ("docs/design.md", include_str!("../docs/design.md")),
+        ] {
+            assert!(
+                text.contains(&table),
+                "{name} must contain the exit-code table exactly as error::exit::markdown() \
+                 renders it:\n{table}"
+            );
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use std::fmt;
 
-/// Documented exit codes (see `cli::EXIT_CODES_HELP`).
+/// The documented exit codes, and [`exit::TABLE`]: the one table `--help`, the man pages, the
+/// README and docs/design.md §2.4 show (tests fail when a copy drifts from it).
 pub mod exit {
     pub const OK: u8 = 0;
     pub const FAILED: u8 = 1;
@@ -13,6 +14,35 @@ pub mod exit {
     pub const INCOMPLETE: u8 = 3;
     pub const AUTH: u8 = 4;
     pub const INTERRUPTED: u8 = 130;
+
+    /// Each code and what it means, in Markdown (flags in backticks).
+    pub const TABLE: &[(u8, &str)] = &[
+        (OK, "all selected runners handled, or nothing to do"),
+        (FAILED, "an operation failed"),
+        (
+            USAGE,
+            "usage error or bad input (also: a mutating command without `--yes` and no terminal)",
+        ),
+        (
+            INCOMPLETE,
+            "incomplete: busy runners skipped, runners held, `--timeout` reached, or a \
+             replacement not ready within `--ready-timeout`",
+        ),
+        (
+            AUTH,
+            "authentication or permission denied (GitHub or Kubernetes)",
+        ),
+        (INTERRUPTED, "interrupted, or declined at the prompt"),
+    ];
+
+    /// The table as the README and docs/design.md write it.
+    pub fn markdown() -> String {
+        let mut out = String::from("| code | meaning |\n| --- | --- |\n");
+        for (code, meaning) in TABLE {
+            out.push_str(&format!("| {code} | {meaning} |\n"));
+        }
+        out
+    }
 }
 
 /// What kind of failure this is; decides the exit code.
