@@ -457,7 +457,12 @@ impl Cluster {
 
     /// Cordons a node (merge patch `spec.unschedulable: true`), idempotently.
     pub async fn cordon(&self, node: &str) -> Result<CordonResult> {
-        if self.node_unschedulable(node).await? {
+        let failed = || format!("failed to cordon node `{node}`");
+        if self
+            .node_unschedulable(node)
+            .await
+            .map_err(|e| e.context(failed()))?
+        {
             return Ok(CordonResult::AlreadyCordoned);
         }
         let api = Api::<Node>::all(self.client.clone());
@@ -466,7 +471,7 @@ impl Cluster {
         retry::retrying(|| api.patch(node, &pp, &patch))
             .await
             .map_err(|e| kube_error(e, "patch", "nodes", None, &self.server))
-            .map_err(|e| e.context(format!("failed to cordon node `{node}`")))?;
+            .map_err(|e| e.context(failed()))?;
         Ok(CordonResult::Cordoned)
     }
 }
