@@ -236,15 +236,22 @@ impl Cluster {
         if let Some(node) = &sel.node {
             lp = lp.fields(&format!("spec.nodeName={node}"));
         }
+        let failed = || match scope {
+            NamespaceScope::All => "failed to list runner pods in all namespaces".to_owned(),
+            NamespaceScope::Only(list) => format!(
+                "failed to list runner pods in namespace{} `{}`",
+                if list.len() == 1 { "" } else { "s" },
+                list.join("`, `")
+            ),
+        };
         let pods: Vec<Pod> = match scope {
-            NamespaceScope::All => {
-                list_all(
-                    &Api::<Pod>::all(self.client.clone()),
-                    &lp,
-                    self.at("pods", None, false),
-                )
-                .await?
-            }
+            NamespaceScope::All => list_all(
+                &Api::<Pod>::all(self.client.clone()),
+                &lp,
+                self.at("pods", None, false),
+            )
+            .await
+            .map_err(|e| e.context(failed()))?,
             NamespaceScope::Only(list) => {
                 let calls = list.iter().map(|ns| {
                     let api = Api::<Pod>::namespaced(self.client.clone(), ns);
@@ -253,7 +260,8 @@ impl Cluster {
                     async move { list_all(&api, &lp, at).await }
                 });
                 futures::future::try_join_all(calls)
-                    .await?
+                    .await
+                    .map_err(|e| e.context(failed()))?
                     .into_iter()
                     .flatten()
                     .collect()
