@@ -464,6 +464,9 @@ pub(crate) fn runners(n: usize) -> String {
     format!("{n} runner{}", if n == 1 { "" } else { "s" })
 }
 
+/// Why a runner held by a job is held, in the next steps.
+const JOB_STARTED: &str = "a job started during unregistration";
+
 /// What to do about what a run left undone, one line per kind of outcome: failures by the
 /// first one's cause, held runners grouped by why, busy and timed-out runners with the flag
 /// that drains them, stopped runners with why they stopped. `verb` is what running again does
@@ -483,9 +486,7 @@ pub(crate) fn next_steps<'a>(
             Outcome::Failed { failure } if failure.is_denied() => denied_failed += 1,
             Outcome::Failed { failure } => failed.push(failure),
             Outcome::Held { reason, cause, .. } => {
-                let why = reason
-                    .clone()
-                    .unwrap_or_else(|| "a job started during unregistration".into());
+                let why = reason.clone().unwrap_or_else(|| JOB_STARTED.into());
                 match held.iter_mut().find(|(w, ..)| *w == why) {
                     Some((_, n, _)) => *n += 1,
                     None => held.push((why, 1, cause.as_ref())),
@@ -513,10 +514,11 @@ pub(crate) fn next_steps<'a>(
         lines.push(format!("{denied_failed} failed: permission denied"));
     }
     for (why, n, cause) in held {
-        let kept = if n == 1 {
-            "unregistered, its pod kept: it takes no new job"
-        } else {
-            "unregistered, their pods kept: they take no new job"
+        let kept = match (why == JOB_STARTED, n == 1) {
+            (true, true) => "unregistered, its pod kept until the job ends",
+            (true, false) => "unregistered, their pods kept until their jobs end",
+            (false, true) => "unregistered, its pod kept: it takes no new job",
+            (false, false) => "unregistered, their pods kept: they take no new job",
         };
         let line = match cause {
             Some(c) if n == 1 => format!("1 held: {why} ({}); {kept}", failure_text(c, true)),

@@ -140,7 +140,7 @@ fn the_summary_is_the_table_one_totals_line_and_the_next_steps() {
     rs-0          arc-runners  node-1  failed        unregister failed after 5 attempts: 502 Bad Gateway; pod untouched
     4 selected: 1 drained, 1 skipped (busy), 1 held, 1 failed
     1 failed: unregister failed after 5 attempts: 502 Bad Gateway; pod untouched
-    1 held: a job started during unregistration; unregistered, its pod kept: it takes no new job
+    1 held: a job started during unregistration; unregistered, its pod kept until the job ends
     1 runner was busy: run again with --wait to drain it as its job finishes
     "#);
     assert_eq!(
