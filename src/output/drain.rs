@@ -394,8 +394,8 @@ pub struct Ending<'a> {
     pub rate_limits: Option<&'a RateReport>,
     /// A permission error stopped the run; it is rendered after the summary.
     pub denied: bool,
-    /// Why the runners that are `stopped` stopped, when the run knows better than their rows:
-    /// `"by Ctrl-C"`, or recreate's reason for starting no further batch.
+    /// Why the runners that are `stopped` stopped, when the run knows it better than their
+    /// rows (`by Ctrl-C`); a denial says `by the permission error below`.
     pub stopped: Option<String>,
 }
 
@@ -510,7 +510,7 @@ pub(crate) fn next_steps<'a>(
         });
     }
     if denied_failed > 0 && !end.denied {
-        // A denial that did not end the run with its error (it always does): say it here.
+        // No closing error will follow to say it (a caller that renders none): say it here.
         lines.push(format!("{denied_failed} failed: permission denied"));
     }
     for (why, n, cause) in held {
