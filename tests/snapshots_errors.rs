@@ -1,7 +1,7 @@
 //! Whole-run snapshots of what the operator sees when GitHub or Kubernetes says no (issue 11):
 //! the whole stderr and the exit code of a drain whose cordon is denied, whose pod list or
 //! runner list is denied, whose EphemeralRunner delete is denied, and whose unregister is
-//! denied. Each error appears once, with its hint, at the end: the rows and event lines name
+//! denied, and of a recreate stopped by a denied delete. Each error appears once, with its hint, at the end: the rows and event lines name
 //! what was denied, and the error says why and what to do. Then the cordon as a named step:
 //! the dry run of a node drain with and without the cordon, and the prompt that names it.
 //!
@@ -306,4 +306,25 @@ async fn the_prompt_names_the_cordon() {
         ]
     );
     assert_eq!(mutating_requests(&sb.report()), 0);
+}
+
+/// `recreate` stops at a denied EphemeralRunner delete as `drain` does: the batch's runner
+/// named in its row, the error once at the end, no further batch.
+#[tokio::test(flavor = "current_thread")]
+async fn a_denied_delete_stops_a_recreate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rbac = rbac_without(dir.path(), "delete", "ephemeralrunners");
+    let sb = start(&format!("--runners 2 --job-rate 0 --seed 3 --rbac {rbac}")).await;
+    let line = format!("recreate {PACED} -A --all");
+    let run = arcctl(&sb, &line.split_whitespace().collect::<Vec<_>>()).await;
+    snapshot(
+        "denied_delete_recreate",
+        "recreate --all -A of 2 scale-set runners without `delete` on `ephemeralrunners`: batch 1's delete is denied after its unregister, no further batch",
+        &run,
+        "the recreate stopped: permission denied",
+        "cannot delete resource \"ephemeralrunners\"",
+    );
+    let r = sb.report();
+    assert_eq!(count(&r, true, "DELETE", ""), 1, "one unregister");
+    assert_eq!(r.jobs.killed, 0);
 }
