@@ -30,22 +30,22 @@
 //! Reactions run synchronously inside the world's lock; a pod's start-up (Pending → Running,
 //! registration online), its waiting reasons, the reaping of an exited runner, ARC's finalizer
 //! work, a runner noticing its registration gone and exiting, and lagging job traces
-//! (`--job-lag`) are scheduled for later ([`crate::sandbox::world::Timing`]), as [`Pending`]
+//! (`--job-lag`) are scheduled for later ([`crate::world::Timing`]), as [`Pending`]
 //! work that settling waits for.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::sandbox::objects;
-use crate::sandbox::objects::{EPHEMERAL_RUNNER_FINALIZER, REGISTRATION_FINALIZER};
-use crate::sandbox::runners::{Owner, Pool, PoolKind, RunnerSlot, SlotState};
-use crate::sandbox::store::{
+use crate::objects;
+use crate::objects::{EPHEMERAL_RUNNER_FINALIZER, REGISTRATION_FINALIZER};
+use crate::runners::{Owner, Pool, PoolKind, RunnerSlot, SlotState};
+use crate::store::{
     self, DeleteOptions, Deletion, EPHEMERAL_RUNNER_SETS, EPHEMERAL_RUNNERS, FOREGROUND_DELETION,
     FieldSelector, LabelSelector, NODES, ORPHAN, PODS, Propagation, RUNNER_REPLICA_SETS,
     RUNNER_SETS, RUNNERS, ResourceType, STATEFUL_SETS,
 };
-use crate::sandbox::world::{EventKind, Registration, Scope, World};
+use crate::world::{EventKind, Registration, Scope, World};
 
 /// The pod annotation with which ARC's pod finalizer skips unregistration.
 pub(crate) const UNREGISTRATION_COMPLETE: &str = "actions-runner/unregistration-complete-timestamp";
@@ -524,11 +524,11 @@ impl World {
             let started = self.wall_now();
             self.lives.insert(
                 p.uid.clone(),
-                crate::sandbox::noise::ContainerLife::new(started),
+                crate::noise::ContainerLife::new(started),
             );
             if !matches!(slot.owner, Owner::EphemeralRunner(_)) {
                 // actions-runner-dind starts dockerd before the runner.
-                let at = crate::sandbox::store::rfc3339_nanos(started);
+                let at = crate::store::rfc3339_nanos(started);
                 for msg in [
                     "API listen on /var/run/docker.sock",
                     "Daemon has completed initialization",

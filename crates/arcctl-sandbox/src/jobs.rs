@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::sandbox::controller::Action;
-use crate::sandbox::runners::{Owner, SlotState};
-use crate::sandbox::stats::KilledJob;
-use crate::sandbox::store::{self, EPHEMERAL_RUNNERS, PODS};
-use crate::sandbox::world::{EventKind, World};
+use crate::controller::Action;
+use crate::runners::{Owner, SlotState};
+use crate::stats::KilledJob;
+use crate::store::{self, EPHEMERAL_RUNNERS, PODS};
+use crate::world::{EventKind, World};
 
 /// The most jobs kept waiting for a runner; arrivals beyond it are dropped (and counted).
 const MAX_QUEUE: usize = 10_000;

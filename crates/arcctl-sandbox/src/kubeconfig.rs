@@ -20,8 +20,7 @@ pub fn render(server: &str, namespace: &str) -> Result<String> {
         "users": [{"name": "sandbox", "user": {}}],
         "preferences": {},
     });
-    serde_yaml::to_string(&config)
-        .map_err(|e| Error::failed("failed to render the sandbox's kubeconfig").with_source(e))
+    serde_yaml::to_string(&config).map_err(Error::RenderKubeconfig)
 }
 
 /// A private directory of this sandbox under the system temp dir, removed on drop.
@@ -47,14 +46,7 @@ impl TempDir {
                 Err(e) => last = Some(e),
             }
         }
-        let mut err = Error::failed(format!(
-            "failed to create a directory for the sandbox's kubeconfig in `{}`",
-            base.display()
-        ));
-        if let Some(e) = last {
-            err = err.with_source(e);
-        }
-        Err(err)
+        Err(Error::TempDir { base, source: last })
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -72,14 +64,10 @@ impl Drop for TempDir {
 /// Writes the kubeconfig into `dir` and returns its path.
 pub(crate) fn write(dir: &Path, server: &str, namespace: &str) -> Result<PathBuf> {
     let path = dir.join("kubeconfig");
-    std::fs::write(&path, render(server, namespace)?).map_err(|e| {
-        Error::failed(format!(
-            "failed to write the sandbox's kubeconfig `{}`",
-            path.display()
-        ))
-        .with_source(e)
-    })?;
-    Ok(path)
+    match std::fs::write(&path, render(server, namespace)?) {
+        Ok(()) => Ok(path),
+        Err(source) => Err(Error::WriteKubeconfig { path, source }),
+    }
 }
 
 #[cfg(test)]

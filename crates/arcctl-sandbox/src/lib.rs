@@ -1,18 +1,22 @@
-//! `arcctl sandbox`: a simulated GitHub organization and ARC cluster with live job traffic.
+//! arcctl-sandbox: a simulated GitHub organization and ARC cluster with live job traffic, for
+//! `arcctl sandbox` and arcctl's tests.
 //!
 //! One [`world::World`] behind a lock is shared by the fake GitHub REST API (`github_api`), the
 //! fake Kubernetes API server (`kube_api`), the ARC-like controller (`controller`) and the job
-//! dispatcher (`jobs`). [`server::Sandbox`] runs them on 127.0.0.1; `command` is the CLI.
+//! dispatcher (`jobs`). [`server::Sandbox`] runs them on 127.0.0.1, built from [`Options`]
+//! (whose clap definition `arcctl sandbox` flattens); what fails at start is an [`Error`].
+//! This crate knows nothing of arcctl: the `arcctl sandbox` command, which runs arcctl or any
+//! other command against a sandbox and prints its verdict, lives in the CLI.
 
-pub mod command;
 pub(crate) mod controller;
-pub(crate) mod demo;
+mod error;
 pub mod github_api;
 pub(crate) mod jobs;
 pub mod kube_api;
 pub mod kubeconfig;
 pub mod noise;
 pub(crate) mod objects;
+mod options;
 pub mod overview;
 pub mod populate;
 pub mod report;
@@ -24,21 +28,6 @@ pub mod store;
 pub mod tls;
 pub mod world;
 
+pub use error::{Error, Result};
+pub use options::{DurationRange, FaultKind, Mode, Options, options};
 pub use server::Sandbox;
-
-/// Sandbox options from command-line words (`["--runners", "5", "--mode", "legacy"]`), with
-/// every default as `arcctl sandbox` has it: for tests and for embedding the sandbox.
-pub fn options<I, S>(words: I) -> Result<crate::cli::SandboxArgs, clap::Error>
-where
-    I: IntoIterator<Item = S>,
-    S: Into<std::ffi::OsString> + Clone,
-{
-    use clap::Parser;
-    let argv = ["arcctl".into(), "sandbox".into()]
-        .into_iter()
-        .chain(words.into_iter().map(Into::into));
-    match crate::cli::Cli::try_parse_from(argv)?.command {
-        crate::cli::Command::Sandbox(args) => Ok(args),
-        _ => Err(clap::Error::new(clap::error::ErrorKind::InvalidSubcommand)),
-    }
-}

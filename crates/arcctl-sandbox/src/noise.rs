@@ -15,7 +15,7 @@
 
 use jiff::Timestamp;
 
-use crate::sandbox::store::{LogEntry, rfc3339_nanos};
+use crate::store::{LogEntry, rfc3339_nanos};
 
 /// While idle, about one dockerd line every this many seconds.
 const IDLE_EVERY: u64 = 4;

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::sandbox::runners::Pool;
+use crate::runners::Pool;
 
 /// The ARC chart version the simulated scale sets claim.
 pub(crate) const SCALE_SET_VERSION: &str = "0.13.1";

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use crate::sandbox::runners::SlotState;
-use crate::sandbox::store::{FieldSelector, LabelSelector, NODES, PODS};
-use crate::sandbox::world::World;
+use crate::runners::SlotState;
+use crate::store::{FieldSelector, LabelSelector, NODES, PODS};
+use crate::world::World;
 
 /// Runner counts on one node.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn overview_counts_each_runner_once() {
-        let args = crate::sandbox::options(["--runners", "9", "--busy", "0.34"]).unwrap();
+        let args = crate::options(["--runners", "9", "--busy", "0.34"]).unwrap();
         let w = World::populated(args);
         let rows = w.overview();
         assert_eq!(rows.len(), 3);

@@ -14,14 +14,14 @@
 
 use std::time::Duration;
 
-use crate::cli::SandboxMode;
-use crate::sandbox::objects;
-use crate::sandbox::runners::{Pool, PoolKind};
-use crate::sandbox::store::{
+use crate::options::Mode;
+use crate::objects;
+use crate::runners::{Pool, PoolKind};
+use crate::store::{
     AUTOSCALING_RUNNER_SETS, EPHEMERAL_RUNNER_SETS, NAMESPACES, NODES, RUNNER_DEPLOYMENTS,
     RUNNER_REPLICA_SETS, RUNNER_SETS,
 };
-use crate::sandbox::world::{RunnerGroup, World};
+use crate::world::{RunnerGroup, World};
 
 const MINUTE: u64 = 60;
 const DAY: u64 = 24 * 60 * MINUTE;
@@ -53,7 +53,7 @@ impl World {
         });
         let n = self.options.runners;
         let plan: Vec<(PoolKind, &str, u64, u32)> = match self.options.mode {
-            SandboxMode::ScaleSet => {
+            Mode::ScaleSet => {
                 let s = split(n, 2);
                 vec![
                     (PoolKind::ScaleSet, "arc-runner-set", 1, s[0]),
@@ -65,14 +65,14 @@ impl World {
                     ),
                 ]
             }
-            SandboxMode::Legacy => {
+            Mode::Legacy => {
                 let s = split(n, 2);
                 vec![
                     (PoolKind::Deployment, "arc-runnerdeploy", 1, s[0]),
                     (PoolKind::RunnerSet, "arc-runnerset", LARGE_GROUP.0, s[1]),
                 ]
             }
-            SandboxMode::Mixed => {
+            Mode::Mixed => {
                 let half = split(n, 2);
                 let rest = split(half[1], 2);
                 vec![

@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::runners::{Owner, SlotState};
-use crate::sandbox::stats::KilledJob;
-use crate::sandbox::store::{FieldSelector, LabelSelector, PODS};
-use crate::sandbox::world::World;
+use crate::runners::{Owner, SlotState};
+use crate::stats::KilledJob;
+use crate::store::{FieldSelector, LabelSelector, PODS};
+use crate::world::World;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {

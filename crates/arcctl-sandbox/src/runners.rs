@@ -2,7 +2,7 @@
 //! binary know that the Kubernetes objects alone don't (which registration a pod's runner is
 //! bound to, whether it is connected, which job it runs).
 
-use crate::sandbox::world::Label;
+use crate::world::Label;
 
 /// Which ARC object manages a pool of runners.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::sandbox::world::World;
+use crate::world::World;
 
 impl World {
     /// Starts job `name` on the runner of pod `namespace/pod` now, for `duration`, as GitHub's

@@ -3,22 +3,21 @@
 //! tests use [`Sandbox`] in-process; `arcctl sandbox` wraps it.
 //!
 //! ```no_run
-//! # async fn example() -> arcctl::error::Result<()> {
-//! use arcctl::context::{Context, Env};
-//! use arcctl::sandbox::{self, Sandbox};
+//! # async fn example() -> arcctl_sandbox::Result<()> {
+//! use arcctl_sandbox::Sandbox;
 //!
-//! let args = sandbox::options(["--runners", "10", "--busy", "0.5", "--job-duration", "600s"])
+//! let options = arcctl_sandbox::options(["--runners", "10", "--busy", "0.5", "--job-duration", "600s"])
 //!     .expect("valid options");
-//! let sandbox = Sandbox::start(args).await?;
-//! // Run arcctl in-process against it, with the sandbox's environment (once per process,
-//! // install the TLS provider `main` installs).
-//! let _ = rustls::crypto::ring::default_provider().install_default();
-//! let (ctx, _out, _err) = Context::captured(Env::new(sandbox.env()));
-//! let code = arcctl::run(vec!["arcctl".into(), "list".into()], ctx).await;
+//! let sandbox = Sandbox::start(options).await?;
+//! // Point a client at it: GITHUB_API_URL, GH_TOKEN, KUBECONFIG, ARCCTL_ORG (arcctl's tests run
+//! // `arcctl::run` in-process with this environment).
+//! for (name, value) in sandbox.env() {
+//!     println!("export {name}={value}");
+//! }
 //! sandbox.stop_traffic();
 //! sandbox.settle().await;
 //! let report = sandbox.report();
-//! assert_eq!((code, report.jobs.killed), (0, 0));
+//! assert_eq!(report.jobs.killed, 0);
 //! sandbox.shutdown().await;
 //! # Ok(())
 //! # }
@@ -30,12 +29,12 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
-use crate::cli::SandboxArgs;
+use crate::options::Options;
 use crate::error::{Error, Result};
-use crate::sandbox::kubeconfig::{self, TempDir};
-use crate::sandbox::report::Report;
-use crate::sandbox::world::{SharedWorld, World, lock};
-use crate::sandbox::{github_api, kube_api, tls};
+use crate::kubeconfig::{self, TempDir};
+use crate::report::Report;
+use crate::world::{SharedWorld, World, lock};
+use crate::{github_api, kube_api, tls};
 
 /// How often the world's clock ticks.
 const TICK: Duration = Duration::from_millis(50);
@@ -55,10 +54,8 @@ pub struct Sandbox {
     tasks: Vec<JoinHandle<()>>,
 }
 
-async fn bind(what: &str) -> Result<(tokio::net::TcpListener, SocketAddr)> {
-    let fail = |e: std::io::Error| {
-        Error::failed(format!("failed to bind the sandbox's {what} on 127.0.0.1")).with_source(e)
-    };
+async fn bind(what: &'static str) -> Result<(tokio::net::TcpListener, SocketAddr)> {
+    let fail = |source| Error::Bind { what, source };
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
         .await
         .map_err(fail)?;
@@ -75,7 +72,7 @@ fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> JoinHandle<
 
 impl Sandbox {
     /// Populates a world per `args` and starts it.
-    pub async fn start(args: SandboxArgs) -> Result<Sandbox> {
+    pub async fn start(args: Options) -> Result<Sandbox> {
         Sandbox::start_world(World::populated(args)).await
     }
 

@@ -23,8 +23,8 @@ use crate::error::{Error, Result};
 /// The file name of the CA certificate in the sandbox's directory.
 pub const CA_FILE: &str = "ca.pem";
 
-fn failed(what: &str) -> impl FnOnce(rcgen::Error) -> Error + '_ {
-    move |e| Error::failed(format!("failed to generate the sandbox's {what}")).with_source(e)
+fn failed(what: &'static str) -> impl FnOnce(rcgen::Error) -> Error {
+    move |source| Error::Certificate { what, source }
 }
 
 /// Generates a CA and a server certificate for 127.0.0.1, writes the CA's PEM into `dir`, and
@@ -50,20 +50,19 @@ pub fn acceptor(dir: &Path) -> Result<(TlsAcceptor, PathBuf)> {
         .map_err(failed("server certificate"))?;
 
     let ca_path = dir.join(CA_FILE);
-    std::fs::write(&ca_path, ca.pem()).map_err(|e| {
-        Error::failed(format!(
-            "failed to write the sandbox's CA to `{}`",
-            ca_path.display()
-        ))
-        .with_source(e)
-    })?;
+    if let Err(source) = std::fs::write(&ca_path, ca.pem()) {
+        return Err(Error::WriteCa {
+            path: ca_path,
+            source,
+        });
+    }
 
     let chain = vec![cert.der().clone(), CertificateDer::from(ca.der().to_vec())];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
     let config = rustls::ServerConfig::builder()
         .with_no_client_auth()
         .with_single_cert(chain, key)
-        .map_err(|e| Error::failed("failed to set up the sandbox's TLS server").with_source(e))?;
+        .map_err(Error::TlsServer)?;
     Ok((TlsAcceptor::from(Arc::new(config)), ca_path))
 }
 

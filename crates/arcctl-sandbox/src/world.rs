@@ -18,13 +18,13 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-use crate::cli::{FaultKind, SandboxArgs};
-use crate::sandbox::controller::Pending;
-use crate::sandbox::jobs::Jobs;
-use crate::sandbox::noise::{self, ContainerLife, LogView, Noise};
-use crate::sandbox::runners::{Pool, RunnerSlot};
-use crate::sandbox::stats::Stats;
-use crate::sandbox::store::{DeleteOptions, Deletion, ResourceType, Store, StoreError};
+use crate::options::{FaultKind, Options};
+use crate::controller::Pending;
+use crate::jobs::Jobs;
+use crate::noise::{self, ContainerLife, LogView, Noise};
+use crate::runners::{Pool, RunnerSlot};
+use crate::stats::Stats;
+use crate::store::{DeleteOptions, Deletion, ResourceType, Store, StoreError};
 
 /// The world behind one lock. Never hold it across an `.await`.
 pub type SharedWorld = Arc<Mutex<World>>;
@@ -203,7 +203,7 @@ const EVENT_LOG_LEN: usize = 2000;
 
 /// The simulated world.
 pub struct World {
-    pub options: SandboxArgs,
+    pub options: Options,
     pub store: Store,
     pub registrations: BTreeMap<u64, Registration>,
     pub runner_groups: Vec<RunnerGroup>,
@@ -245,7 +245,7 @@ pub struct World {
 
 impl World {
     /// An empty world; [`World::populated`] fills one.
-    pub fn empty(options: SandboxArgs) -> Self {
+    pub fn empty(options: Options) -> Self {
         let seed = options.seed;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let next_runner_id = rng.random_range(1_000..90_000);
@@ -287,7 +287,7 @@ impl World {
 
     /// A world populated per `options` (mode, runners, nodes, busy share), its job traffic
     /// ready to run on [`World::tick`].
-    pub fn populated(options: SandboxArgs) -> Self {
+    pub fn populated(options: Options) -> Self {
         let mut world = World::empty(options);
         world.populate();
         world
@@ -533,7 +533,7 @@ impl World {
         let real = self.store.log_entries(ns, pod, container, 0);
         let rate = self.options.log_noise;
         let noise = (rate > 0 && container == "runner")
-            .then(|| self.store.get(crate::sandbox::store::PODS, Some(ns), pod))
+            .then(|| self.store.get(crate::store::PODS, Some(ns), pod))
             .flatten()
             .and_then(|p| p["metadata"]["uid"].as_str())
             .and_then(|uid| {

@@ -1,14 +1,14 @@
 //! `arcctl sandbox --demo`: a populated world with live job traffic, shown to a newcomer in
 //! under a minute: the runners per node, a few lines of traffic, then the verdict.
 //!
-//! The demo is a list of [`Step`]s that `command.rs` plays against one sandbox: the world,
-//! live traffic, then `arcctl drain --node node-1 --wait` inside it with the traffic on, and the
-//! verdict (no job killed). This file holds what the demo is; `command.rs` prints it.
+//! The demo is a list of [`Step`]s that the `sandbox` command plays against one sandbox: the
+//! world, live traffic, then `arcctl drain --node node-1 --wait` inside it with the traffic on,
+//! and the verdict (no job killed). This file holds what the demo is; `mod.rs` prints it.
 
 use std::time::Duration;
 
-use crate::cli::{DurationRange, SandboxArgs};
-use crate::sandbox::world::{EventKind, WorldEvent};
+use arcctl_sandbox::world::{EventKind, WorldEvent};
+use arcctl_sandbox::{DurationRange, Options};
 
 /// How many traffic lines the demo prints at most (killed jobs are always printed).
 const MAX_TRAFFIC_LINES: usize = 16;
@@ -53,7 +53,7 @@ pub(crate) const STEPS: [Step; 5] = [
 ];
 
 /// The demo's world: 24 runners, 30 % busy, about a job a second of 3 to 12 seconds.
-pub(crate) fn options(mut args: SandboxArgs) -> SandboxArgs {
+pub(crate) fn options(mut args: Options) -> Options {
     args.runners = 24;
     args.busy = 0.3;
     args.job_rate = 1.0;
@@ -65,7 +65,7 @@ pub(crate) fn options(mut args: SandboxArgs) -> SandboxArgs {
 }
 
 /// The first line: what world this is.
-pub(crate) fn intro(args: &SandboxArgs) -> String {
+pub(crate) fn intro(args: &Options) -> String {
     let mode = clap::ValueEnum::to_possible_value(&args.mode)
         .map_or_else(String::new, |v| v.get_name().to_owned());
     format!(

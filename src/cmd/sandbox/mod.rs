@@ -7,27 +7,79 @@
 //! stderr, writes `--report` and exits with the command's exit code: 128+N when a signal N
 //! ended it, 127 when it can't be found and 126 when it can't be run, as a shell does.
 //! Without one it prints `export` lines and serves until SIGINT or SIGTERM (then exit 0).
+//!
+//! The world itself is the `arcctl-sandbox` crate; this module is what needs the CLI: running
+//! `arcctl` in-process for `--demo`, the context's streams and interrupt, and arcctl's errors.
+
+mod demo;
 
 use std::time::Duration;
 
+use arcctl_sandbox::report::Report;
+use arcctl_sandbox::server::Sandbox;
+use arcctl_sandbox::world::lock;
+use arcctl_sandbox::{Options, overview};
+
 use crate::cli::SandboxArgs;
 use crate::context::{Context, Env};
-use crate::error::{Error, Result};
-use crate::sandbox::report::Report;
-use crate::sandbox::server::Sandbox;
-use crate::sandbox::world::lock;
-use crate::sandbox::{demo, overview};
+use crate::error::{Error, Kind, Result};
 
 /// After an interrupt, how long the command gets to end by itself before it is killed.
 const COMMAND_GRACE: Duration = Duration::from_secs(10);
 
+/// A sandbox that could not start, as arcctl reports it: the sandbox's message, its cause
+/// below, and exit 2 when the options named a file that can't be used (as other bad input).
+impl From<arcctl_sandbox::Error> for Error {
+    fn from(e: arcctl_sandbox::Error) -> Self {
+        use arcctl_sandbox::Error as E;
+        let kind = match &e {
+            E::ReadRbac { .. } | E::ParseRbac { .. } => Kind::Usage,
+            E::Bind { .. }
+            | E::TempDir { .. }
+            | E::RenderKubeconfig(_)
+            | E::WriteKubeconfig { .. }
+            | E::Certificate { .. }
+            | E::WriteCa { .. }
+            | E::TlsServer(_) => Kind::Failed,
+        };
+        let message = e.to_string();
+        match std::error::Error::source(&e) {
+            Some(_) => Error::new(kind, message).with_source(Cause(e)),
+            None => Error::new(kind, message),
+        }
+    }
+}
+
+/// The cause chain of a sandbox error below its own message (which the arcctl error carries).
+#[derive(Debug)]
+struct Cause(arcctl_sandbox::Error);
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match std::error::Error::source(&self.0) {
+            Some(source) => std::fmt::Display::fmt(source, f),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0).and_then(std::error::Error::source)
+    }
+}
+
+async fn start(options: Options) -> Result<Sandbox> {
+    Ok(Sandbox::start(options).await?)
+}
+
 pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
     if args.demo {
-        return run_demo(ctx, args).await;
+        return run_demo(ctx, args.world).await;
     }
-    let report_path = args.report.clone();
-    let command = args.command.clone();
-    let sandbox = Sandbox::start(args).await?;
+    let report_path = args.world.report.clone();
+    let command = args.command;
+    let sandbox = start(args.world).await?;
     let code = if command.is_empty() {
         serve(ctx, &sandbox).await;
         0
@@ -39,11 +91,11 @@ pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
 }
 
 /// `--demo`: plays [`demo::STEPS`] in a demo world, then the verdict; 0 when it stayed clean.
-async fn run_demo(ctx: &Context, args: SandboxArgs) -> Result<u8> {
-    let args = demo::options(args);
-    let report_path = args.report.clone();
-    let intro = demo::intro(&args);
-    let sandbox = Sandbox::start(args).await?;
+async fn run_demo(ctx: &Context, options: Options) -> Result<u8> {
+    let options = demo::options(options);
+    let report_path = options.report.clone();
+    let intro = demo::intro(&options);
+    let sandbox = start(options).await?;
     let _ = ctx.stdout.write_str(&intro);
     let _ = ctx.stdout.write_str(&format!(
         "fake GitHub API at {}, fake Kubernetes API at {} (kubeconfig {})\n\n",
@@ -97,7 +149,7 @@ async fn run_demo(ctx: &Context, args: SandboxArgs) -> Result<u8> {
                     .stdout
                     .write_str(&format!("$ arcctl {}\n", words.join(" ")));
                 let mut inner = ctx.clone();
-                inner.env = crate::context::Env::new(sandbox.env());
+                inner.env = Env::new(sandbox.env());
                 let argv = std::iter::once("arcctl")
                     .chain(words.iter().copied())
                     .map(Into::into)

@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use super::errors::{self, json_response};
 use super::scope::ScopePath;
 use super::{Api, clock};
-use crate::cli::SandboxArgs;
-use crate::sandbox::world;
+use crate::options::Options;
+use crate::world;
 
 /// The id of the only installation of the sandbox's App, on the sandbox org (also found with
 /// `GET /orgs/{org}/installation`).
@@ -42,7 +42,7 @@ impl App {
     /// The App configured by `--app-id` / `--app-public-key`, if both are given and the key
     /// loads; a key that does not load disables App authentication (logged), since every JWT
     /// would be refused anyway.
-    pub(crate) fn from_options(options: &SandboxArgs) -> Option<App> {
+    pub(crate) fn from_options(options: &Options) -> Option<App> {
         let (id, path) = (options.app_id?, options.app_public_key.as_ref()?);
         let loaded = std::fs::read(path)
             .map_err(|e| e.to_string())

@@ -7,8 +7,8 @@ use axum::body::{Body, Bytes};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 
-use crate::cli::FaultKind;
-use crate::sandbox::world::World;
+use crate::options::FaultKind;
+use crate::world::World;
 
 /// Pseudo status recorded in the stats for a connection dropped without an answer.
 pub const STATUS_RESET: u16 = 0;

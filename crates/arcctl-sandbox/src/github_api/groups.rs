@@ -8,7 +8,7 @@ use super::errors::{self, doc_url, json_response};
 use super::pagination::Page;
 use super::runners::{Params, id_param, page_response, runners_in, scope_of};
 use super::{Api, render};
-use crate::sandbox::world;
+use crate::world;
 
 const GROUPS: &str = "self-hosted-runner-groups";
 

@@ -9,9 +9,9 @@
 //! …/actions/runners/{runner_id}`, `GET …/actions/runners/{runner_id}/labels`, `POST
 //! …/actions/runners/registration-token` and `…/remove-token`. For org and enterprise: `GET
 //! …/actions/runner-groups`, `…/runner-groups/{runner_group_id}` and `…/{runner_group_id}/runners`.
-//! Lists show `busy` as [`World::listed_busy`](crate::sandbox::world::World::listed_busy) (stale
+//! Lists show `busy` as [`World::listed_busy`](crate::world::World::listed_busy) (stale
 //! with `--list-cache`); a runner by id shows the live value; DELETE is
-//! [`World::unregister`](crate::sandbox::world::World::unregister) (204, 404, or 422 with
+//! [`World::unregister`](crate::world::World::unregister) (204, 404, or 422 with
 //! GitHub's "is still running a job" message). With `--app-id`/`--app-public-key`, the App
 //! endpoints of `app` take JWTs: `GET /app/installations`, `GET /orgs/{org}/installation`,
 //! `GET /repos/{owner}/{repo}/installation`, `POST
@@ -48,7 +48,7 @@
 //!    itself never sees the 403. The window is one for all endpoints (GitHub counts per
 //!    endpoint; one window is stricter, never looser). Every refusal counts in
 //!    `stats.rate_limit_violations` ("refused requests"), the first one of a spell included.
-//! 6. Faults (seeded, from [`World::fault`](crate::sandbox::world::World::fault)), drawn in
+//! 6. Faults (seeded, from [`World::fault`](crate::world::World::fault)), drawn in
 //!    this order:
 //!    - `github-403`, `github-429`: a rate-limit refusal with that status, not performed: by a
 //!      coin, GitHub's primary-limit body with `x-ratelimit-remaining: 0` and
@@ -108,7 +108,7 @@ mod scope;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use crate::sandbox::world::SharedWorld;
+use crate::world::SharedWorld;
 
 pub use app::INSTALLATION_ID;
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -143,7 +143,7 @@ pub fn router(world: SharedWorld) -> axum::Router {
 pub fn router_with_clock(world: SharedWorld, clock: Arc<dyn Clock>) -> axum::Router {
     // Read the options under the lock; load the App key (file I/O) after releasing it.
     let (options, known) = {
-        let w = crate::sandbox::world::lock(&world);
+        let w = crate::world::lock(&world);
         let mut known = scope::Known::default();
         known.learn(&w);
         (w.options.clone(), known)

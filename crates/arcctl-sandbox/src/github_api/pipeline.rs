@@ -15,7 +15,7 @@ use super::Api;
 use super::faults::{self, Lost, Strike};
 use super::rate_limit::{Limits, Quota, Refusal};
 use super::{app, errors};
-use crate::sandbox::world;
+use crate::world;
 
 const API_VERSIONS: [&str; 2] = ["2022-11-28", "2026-03-10"];
 

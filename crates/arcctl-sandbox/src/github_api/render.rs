@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::scope::Level;
-use crate::sandbox::world::{Label, Registration, RunnerGroup};
+use crate::world::{Label, Registration, RunnerGroup};
 
 /// A `runner` object; `busy` is passed in because lists show a possibly stale value.
 pub(crate) fn runner(reg: &Registration, busy: bool) -> Value {

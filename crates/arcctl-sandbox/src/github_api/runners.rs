@@ -12,7 +12,7 @@ use super::errors::{self, doc_url, json_response};
 use super::pagination::Page;
 use super::scope::{Level, ScopePath};
 use super::{Api, clock, render};
-use crate::sandbox::world::{self, Registration, Unregister, World};
+use crate::world::{self, Registration, Unregister, World};
 
 const RUNNERS: &str = "self-hosted-runners";
 

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::sandbox::world::{Scope, World};
+use crate::world::{Scope, World};
 
 /// The three levels runners register at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,16 +6,16 @@
 
 use serde_json::{Value, json};
 
-use crate::cli::SandboxMode;
-use crate::sandbox::store::{ALL_TYPES, ResourceType};
+use crate::options::Mode;
+use crate::store::{ALL_TYPES, ResourceType};
 
 /// Whether the cluster of `mode` serves API group `group`: a scale-set install has only the
 /// `actions.github.com` CRDs and a legacy one only `actions.summerwind.dev`, so clients meet
 /// the 404 of a CRD that isn't installed, as on a real cluster.
-pub(crate) fn installed(mode: SandboxMode, group: &str) -> bool {
+pub(crate) fn installed(mode: Mode, group: &str) -> bool {
     match group {
-        "actions.github.com" => mode != SandboxMode::Legacy,
-        "actions.summerwind.dev" => mode != SandboxMode::ScaleSet,
+        "actions.github.com" => mode != Mode::Legacy,
+        "actions.summerwind.dev" => mode != Mode::ScaleSet,
         _ => true,
     }
 }
@@ -64,7 +64,7 @@ fn group_doc(group: &str, version: &str) -> Value {
 }
 
 /// `/apis`: the groups installed in `mode`.
-pub(crate) fn group_list(mode: SandboxMode) -> Value {
+pub(crate) fn group_list(mode: Mode) -> Value {
     let groups: Vec<Value> = groups()
         .iter()
         .filter(|(g, _)| installed(mode, g))
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn documents_cover_every_type() {
-        let names: Vec<String> = group_list(SandboxMode::Mixed)["groups"]
+        let names: Vec<String> = group_list(Mode::Mixed)["groups"]
             .as_array()
             .unwrap()
             .iter()
@@ -176,9 +176,9 @@ mod tests {
         assert_eq!(arc["groupVersion"], "actions.github.com/v1alpha1");
         assert_eq!(arc["resources"].as_array().unwrap().len(), 6);
         assert_eq!(group("apps")["preferredVersion"]["groupVersion"], "apps/v1");
-        let scale_set = group_list(SandboxMode::ScaleSet).to_string();
+        let scale_set = group_list(Mode::ScaleSet).to_string();
         assert!(scale_set.contains("actions.github.com") && !scale_set.contains("summerwind"));
-        let legacy = group_list(SandboxMode::Legacy).to_string();
+        let legacy = group_list(Mode::Legacy).to_string();
         assert!(!legacy.contains("actions.github.com") && legacy.contains("summerwind"));
     }
 }

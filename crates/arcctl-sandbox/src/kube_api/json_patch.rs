@@ -192,7 +192,7 @@ mod tests {
             json!({"metadata": {"labels": {"b/c": null}, "annotations": {"k": "v"}}, "spec": {"x": [9, 2]}})
         );
         let mut merged = old.clone();
-        crate::sandbox::store::merge(&mut merged, &patch);
+        crate::store::merge(&mut merged, &patch);
         assert_eq!(merged, new);
         assert!(apply(&mut new, &json!([{"op": "remove", "path": "/nope"}])).is_err());
         assert!(

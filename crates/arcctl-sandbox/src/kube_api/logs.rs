@@ -2,7 +2,7 @@
 //! `sinceSeconds`/`sinceTime`, `tailLines`, `timestamps`, `limitBytes`, `previous` and `follow`
 //! parameters, and the kubelet's 400 for a container that is waiting to start.
 //!
-//! The log is the world's [`crate::sandbox::noise::LogView`]: the lines written to the
+//! The log is the world's [`crate::noise::LogView`]: the lines written to the
 //! container and, under `--log-noise`, the runner's dockerd noise, synthesized per read.
 //!
 //! `follow=true` streams lines as the world appends them and ends when the pod goes away (or is
@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use super::Query;
 use super::status::ApiError;
-use crate::sandbox::store::{LogEntry, PODS};
-use crate::sandbox::world::{self, SharedWorld};
+use crate::store::{LogEntry, PODS};
+use crate::world::{self, SharedWorld};
 
 /// How often a followed log looks for new lines.
 const FOLLOW_POLL: Duration = Duration::from_millis(100);

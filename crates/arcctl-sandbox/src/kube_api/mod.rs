@@ -32,9 +32,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::cli::FaultKind;
-use crate::sandbox::store::{NAMESPACES, ResourceType};
-use crate::sandbox::world::{self, SharedWorld};
+use crate::options::FaultKind;
+use crate::store::{NAMESPACES, ResourceType};
+use crate::world::{self, SharedWorld};
 use path::{Parsed, Sub, Target};
 use status::ApiError;
 
@@ -47,7 +47,7 @@ pub fn router(world: SharedWorld) -> Router {
     let path = world::lock(&world).options.rbac.clone();
     let rules = path.map(|p| {
         Arc::new(rbac::Rules::load(&p).unwrap_or_else(|e| {
-            tracing::warn!("{}; denying every request", e.message());
+            tracing::warn!("{e}; denying every request");
             rbac::Rules::default()
         }))
     });
@@ -58,7 +58,7 @@ pub fn router(world: SharedWorld) -> Router {
 }
 
 /// Refuses options the API server cannot serve with (an unreadable `--rbac` file).
-pub fn check_options(options: &crate::cli::SandboxArgs) -> crate::error::Result<()> {
+pub fn check_options(options: &crate::Options) -> crate::Result<()> {
     match &options.rbac {
         Some(path) => rbac::Rules::load(path).map(drop),
         None => Ok(()),
@@ -132,10 +132,10 @@ async fn handle(
         world::lock(&world).stats.record_kube(
             method.as_str(),
             &pattern,
-            crate::sandbox::github_api::STATUS_TIMEOUT,
+            crate::github_api::STATUS_TIMEOUT,
         );
-        tokio::time::sleep(crate::sandbox::github_api::TIMEOUT_HANG).await;
-        return crate::sandbox::github_api::dropped_connection();
+        tokio::time::sleep(crate::github_api::TIMEOUT_HANG).await;
+        return crate::github_api::dropped_connection();
     }
     let req = Request {
         method,

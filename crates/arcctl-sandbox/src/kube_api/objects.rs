@@ -12,10 +12,10 @@ use super::Query;
 use super::json_patch;
 use super::path::Sub;
 use super::status::ApiError;
-use crate::sandbox::store::{
+use crate::store::{
     DeleteOptions, FieldSelector, LabelSelector, NODES, PODS, Propagation, ResourceType,
 };
-use crate::sandbox::world::{self, SharedWorld};
+use crate::world::{self, SharedWorld};
 
 /// The fields a field selector may name, per resource type (as the real API server allows).
 fn selectable_fields(rt: ResourceType) -> &'static [&'static str] {

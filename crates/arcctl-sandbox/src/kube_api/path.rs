@@ -3,7 +3,7 @@
 //! Routing is done here rather than with one axum route per kind so that every resource type in
 //! `store::ALL_TYPES` is served by the same code.
 
-use crate::sandbox::store::{ALL_TYPES, ResourceType};
+use crate::store::{ALL_TYPES, ResourceType};
 
 /// A subresource the sandbox serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ fn parse_in_version(group: &str, version: &str, rest: &[&str], prefix: String) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::store::{EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS};
+    use crate::store::{EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS};
 
     fn target(p: &str) -> Target {
         parse(p).unwrap().target

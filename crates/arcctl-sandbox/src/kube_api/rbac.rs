@@ -76,16 +76,13 @@ fn matches(list: &[String], value: &str) -> bool {
 impl Rules {
     /// Reads the Roles and ClusterRoles of a YAML file (one or more documents).
     pub(crate) fn load(path: &Path) -> Result<Rules> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::usage(format!("failed to read the RBAC file `{}`", path.display()))
-                .with_source(e)
+        let text = std::fs::read_to_string(path).map_err(|source| Error::ReadRbac {
+            path: path.to_owned(),
+            source,
         })?;
-        Rules::parse(&text).map_err(|e| {
-            Error::usage(format!(
-                "the RBAC file `{}` is not Kubernetes YAML",
-                path.display()
-            ))
-            .with_source(e)
+        Rules::parse(&text).map_err(|source| Error::ParseRbac {
+            path: path.to_owned(),
+            source,
         })
     }
 

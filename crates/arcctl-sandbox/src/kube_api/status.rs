@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::sandbox::store::{ResourceType, StoreError};
+use crate::store::{ResourceType, StoreError};
 
 /// A failed request, answered as a `Status` object.
 #[derive(Debug, Clone)]
@@ -236,7 +236,7 @@ impl IntoResponse for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::store::{EPHEMERAL_RUNNERS, PODS};
+    use crate::store::{EPHEMERAL_RUNNERS, PODS};
 
     #[test]
     fn messages_follow_the_api_server() {

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::sandbox::store::{
+use crate::store::{
     EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS, ResourceType, STATEFUL_SETS,
 };
 

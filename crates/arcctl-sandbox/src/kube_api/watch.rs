@@ -20,8 +20,8 @@ use super::Query;
 use super::objects::selectors;
 use super::status::ApiError;
 use super::table;
-use crate::sandbox::store::{FieldSelector, LabelSelector, ResourceType, WatchEvent};
-use crate::sandbox::world::{self, SharedWorld};
+use crate::store::{FieldSelector, LabelSelector, ResourceType, WatchEvent};
+use crate::world::{self, SharedWorld};
 
 /// How long a watch without `timeoutSeconds` lasts.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
