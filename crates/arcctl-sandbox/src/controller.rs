@@ -522,10 +522,8 @@ impl World {
         let connected = registration.is_some_and(|id| self.registrations.contains_key(&id));
         if self.options.log_noise > 0 {
             let started = self.wall_now();
-            self.lives.insert(
-                p.uid.clone(),
-                crate::noise::ContainerLife::new(started),
-            );
+            self.lives
+                .insert(p.uid.clone(), crate::noise::ContainerLife::new(started));
             if !matches!(slot.owner, Owner::EphemeralRunner(_)) {
                 // actions-runner-dind starts dockerd before the runner.
                 let at = crate::store::rfc3339_nanos(started);

@@ -81,7 +81,10 @@ mod tests {
             path: "/etc/rbac.yaml".into(),
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         };
-        assert_eq!(e.to_string(), "failed to read the RBAC file `/etc/rbac.yaml`");
+        assert_eq!(
+            e.to_string(),
+            "failed to read the RBAC file `/etc/rbac.yaml`"
+        );
         assert_eq!(
             e.source().map(ToString::to_string),
             Some(std::io::Error::from(std::io::ErrorKind::NotFound).to_string())

@@ -14,8 +14,8 @@
 
 use std::time::Duration;
 
-use crate::options::Mode;
 use crate::objects;
+use crate::options::Mode;
 use crate::runners::{Pool, PoolKind};
 use crate::store::{
     AUTOSCALING_RUNNER_SETS, EPHEMERAL_RUNNER_SETS, NAMESPACES, NODES, RUNNER_DEPLOYMENTS,

@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
-use crate::options::Options;
 use crate::error::{Error, Result};
 use crate::kubeconfig::{self, TempDir};
+use crate::options::Options;
 use crate::report::Report;
 use crate::world::{SharedWorld, World, lock};
 use crate::{github_api, kube_api, tls};

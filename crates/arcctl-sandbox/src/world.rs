@@ -18,10 +18,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-use crate::options::{FaultKind, Options};
 use crate::controller::Pending;
 use crate::jobs::Jobs;
 use crate::noise::{self, ContainerLife, LogView, Noise};
+use crate::options::{FaultKind, Options};
 use crate::runners::{Pool, RunnerSlot};
 use crate::stats::Stats;
 use crate::store::{DeleteOptions, Deletion, ResourceType, Store, StoreError};

@@ -3,9 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::store::{
-    EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS, ResourceType, STATEFUL_SETS,
-};
+use crate::store::{EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS, ResourceType, STATEFUL_SETS};
 
 /// `value` as a Table when `accept` asks for one, else unchanged.
 pub(crate) fn maybe_table(accept: &str, rt: ResourceType, value: Value) -> Value {

@@ -130,7 +130,6 @@ fn merge_patch_follows_rfc7386_and_keeps_identity() {
     );
 }
 
-
 #[test]
 fn field_selectors_and_listing() {
     let mut s = Store::new(1);
