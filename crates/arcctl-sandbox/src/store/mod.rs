@@ -10,6 +10,9 @@
 //! only sets `metadata.deletionTimestamp` and `deletionGracePeriodSeconds`; the object stays
 //! visible (MODIFIED) until the last finalizer is removed, then goes (DELETED). Acting on the
 //! finalizers (garbage collection, ARC's controllers) is the world's job, not the store's.
+//!
+//! The resource table (kinds, plural names, namespaced or not) is in `resources`, the label and
+//! field selector parser in `selector`; both are re-exported here.
 
 mod resources;
 mod selector;
