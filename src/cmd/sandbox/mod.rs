@@ -380,6 +380,30 @@ mod tests {
     }
 
     #[test]
+    fn a_sandbox_error_keeps_its_message_once_and_its_cause() {
+        let io = || std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use");
+        let e = Error::from(arcctl_sandbox::Error::Bind {
+            what: "GitHub API",
+            source: io(),
+        });
+        assert_eq!(
+            (e.exit_code(), e.message()),
+            (1, "failed to bind the sandbox's GitHub API on 127.0.0.1")
+        );
+        assert_eq!(e.causes(), ["address in use"]);
+        let e = Error::from(arcctl_sandbox::Error::ReadRbac {
+            path: "/r.yaml".into(),
+            source: io(),
+        });
+        assert_eq!(e.exit_code(), 2);
+        let e = Error::from(arcctl_sandbox::Error::TempDir {
+            base: "/tmp".into(),
+            source: None,
+        });
+        assert!(e.causes().is_empty());
+    }
+
+    #[test]
     fn shell_quoting() {
         assert_eq!(shell_quote("http://127.0.0.1:80"), "http://127.0.0.1:80");
         assert_eq!(shell_quote("a b"), "'a b'");
