@@ -1,7 +1,8 @@
 //! arcctl: drain and recreate actions-runner-controller runners without killing a running job.
 //!
 //! The binary is a thin shell around [`run`]; tests call [`run`] in-process with their own
-//! [`context::Context`] and an in-process [`sandbox`].
+//! [`context::Context`] and an in-process [`sandbox`] (the `arcctl-sandbox` crate, re-exported
+//! with the default `sandbox` feature, which also adds `arcctl sandbox`).
 
 pub mod cli;
 pub mod cluster;
@@ -15,7 +16,11 @@ pub mod inventory;
 pub(crate) mod logging;
 pub mod output;
 pub mod recreate;
-pub mod sandbox;
+
+/// The simulated GitHub organization and ARC cluster (`crates/arcctl-sandbox`), under the name
+/// the tests and `arcctl sandbox` use.
+#[cfg(feature = "sandbox")]
+pub use arcctl_sandbox as sandbox;
 
 use std::ffi::OsString;
 
@@ -55,7 +60,9 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
         Command::List(a) => a.output.verbose,
         Command::Drain(a) => a.output.verbose,
         Command::Recreate(a) => a.output.verbose,
-        Command::Sandbox(_) | Command::Completions(_) => 0,
+        #[cfg(feature = "sandbox")]
+        Command::Sandbox(_) => 0,
+        Command::Completions(_) => 0,
     };
     let result = match logging::dispatch(verbosity, &ctx.stderr) {
         Some(logs) => {
@@ -76,7 +83,8 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
 async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
     match command {
         Command::Completions(args) => cmd::generate::run(ctx, &args),
-        Command::Sandbox(args) => sandbox::command::run(ctx, args).await,
+        #[cfg(feature = "sandbox")]
+        Command::Sandbox(args) => cmd::sandbox::run(ctx, args).await,
         Command::List(args) => cmd::list::run(ctx, args).await,
         Command::Drain(args) => cmd::drain::run(ctx, args).await,
         Command::Recreate(args) => cmd::recreate::run(ctx, args).await,

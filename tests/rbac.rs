@@ -218,7 +218,8 @@ async fn an_unreadable_rbac_file_is_refused_at_start() {
     let args = arcctl::sandbox::options(["--rbac", "/nonexistent/rbac.yaml"]).unwrap();
     let err = match Sandbox::start(args).await {
         Ok(_) => panic!("the sandbox started without its RBAC file"),
-        Err(e) => e,
+        // As `arcctl sandbox` reports it.
+        Err(e) => arcctl::error::Error::from(e),
     };
     assert_eq!(err.exit_code(), 2);
     assert!(err.message().contains("/nonexistent/rbac.yaml"));

@@ -5,4 +5,6 @@ pub mod generate;
 pub mod list;
 pub(crate) mod prepare;
 pub mod recreate;
+#[cfg(feature = "sandbox")]
+pub(crate) mod sandbox;
 pub(crate) mod select;

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arcctl::cli::{Cli, Command, SandboxArgs};
+use arcctl::cli::{Cli, Command};
+use arcctl::sandbox::Options as SandboxArgs;
 use arcctl::sandbox::github_api::{self, ManualClock};
 use arcctl::sandbox::world::{self, Label, Registration, Scope, SharedWorld, World};
 use clap::Parser;
@@ -20,7 +21,7 @@ pub fn args(extra: &[&str]) -> SandboxArgs {
     let mut argv = vec!["arcctl", "sandbox", "--org", ORG];
     argv.extend_from_slice(extra);
     match Cli::try_parse_from(argv).map(|cli| cli.command) {
-        Ok(Command::Sandbox(a)) => a,
+        Ok(Command::Sandbox(a)) => a.world,
         other => panic!("not a sandbox command line: {other:?}"),
     }
 }

@@ -33,11 +33,11 @@ pub const RUNNER_LOG: [&str; 4] = [
 ];
 
 /// Sandbox options from command-line flags, as `arcctl sandbox FLAGS` would parse them.
-pub fn args(flags: &[&str]) -> arcctl::cli::SandboxArgs {
+pub fn args(flags: &[&str]) -> arcctl::sandbox::Options {
     let mut argv = vec!["arcctl", "sandbox"];
     argv.extend_from_slice(flags);
     match Cli::try_parse_from(argv).unwrap().command {
-        Command::Sandbox(a) => a,
+        Command::Sandbox(a) => a.world,
         other => panic!("not a sandbox command: {other:?}"),
     }
 }
