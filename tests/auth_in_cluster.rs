@@ -8,8 +8,9 @@
 
 mod drain_support;
 
+use arcctl::cluster::Namespaces;
 use arcctl::cluster::{Cluster, NamespaceScope, PodSelection};
-use arcctl::config::{Namespaces, resolve_kube};
+use arcctl::config::resolve_kube;
 use arcctl::context::Env;
 use arcctl::sandbox::{kube_api, tls};
 use axum::http::{StatusCode, header};
@@ -65,7 +66,7 @@ fn pod_settings(
     home: &std::path::Path,
     port: u16,
     dir: &std::path::Path,
-) -> arcctl::config::KubeSettings {
+) -> arcctl::cluster::KubeSettings {
     let env = Env::new([
         ("HOME", home.to_str().unwrap().to_owned()),
         ("KUBERNETES_SERVICE_HOST", "127.0.0.1".to_owned()),

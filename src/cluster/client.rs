@@ -17,8 +17,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::json;
 
 use crate::cluster::model::{EphemeralRunner, RunnerPod};
+use crate::cluster::settings::{KubeSettings, Namespaces};
 use crate::cluster::{arc, retry};
-use crate::config::{KubeSettings, Namespaces};
 use crate::error::{Error, Result};
 
 /// Page size of list calls (kubectl's `--chunk-size` default).

@@ -10,7 +10,7 @@
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
-use crate::config::InCluster;
+use crate::cluster::settings::InCluster;
 use crate::error::{Error, Result};
 
 fn not_in_cluster(why: String) -> Error {

@@ -17,12 +17,12 @@ use serde::de::DeserializeOwned;
 use std::time::SystemTime;
 use url::Url;
 
-use crate::config::{GitHubSettings, Scope};
 use crate::error::{Error, Result};
 use crate::github::auth::{Credentials, Installation, InstallationToken, Minted, app_jwt};
 use crate::github::model::{ErrorBody, Runner, RunnerGroup, RunnerGroupPage, RunnerPage};
 use crate::github::pagination::next_link;
 use crate::github::rate::{Limit, RateInfo, SECONDARY_LIMIT_DEFAULT_WAIT, is_rate_limited};
+use crate::github::settings::{GitHubSettings, Scope};
 
 /// The API version arcctl speaks.
 const API_VERSION: &str = "2022-11-28";

@@ -8,7 +8,9 @@ pub mod client;
 pub mod model;
 pub(crate) mod pagination;
 pub mod rate;
+pub mod settings;
 
 pub use client::{DeleteOutcome, DeleteReply, GitHubClient, ReadError, RetryPolicy, TransportKind};
 pub use model::{Runner, RunnerGroup, RunnerLabel};
 pub use rate::RateInfo;
+pub use settings::{GitHubSettings, Scope};
