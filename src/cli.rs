@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::drain::Rate;
+use crate::inventory::State;
 use crate::error::exit;
 
 /// The exit-status section of `--help` (and so of the man pages), from [`exit::TABLE`]:
@@ -244,24 +246,13 @@ pub enum ColorChoice {
     Never,
 }
 
-/// A runner state, as `--state` filters it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StateArg {
-    Idle,
-    Busy,
-    Offline,
-    PodOnly,
-    RegistrationOnly,
-    Conflict,
-}
-
 #[derive(Debug, Args)]
 pub struct ListArgs {
     #[command(flatten)]
     pub selection: SelectionArgs,
     /// Only runners in this state (repeatable).
     #[arg(long = "state", value_enum, value_name = "STATE")]
-    pub states: Vec<StateArg>,
+    pub states: Vec<State>,
     #[command(flatten)]
     pub github: GitHubArgs,
     #[command(flatten)]
@@ -382,13 +373,6 @@ pub struct SandboxArgs {
     /// Command to run against the sandbox.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
-}
-
-/// A request rate: `count` per `per`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rate {
-    pub count: u32,
-    pub per: std::time::Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -18,8 +18,8 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::time::Instant;
 use tracing::instrument::WithSubscriber;
 
-use crate::cli::Rate;
 use crate::context::Interrupt;
+use crate::drain::Rate;
 use crate::drain::event::{Event, Mutation, Outcome, WaitReason};
 use crate::drain::evidence::{self, Proof, Tracker, Unseen, Verdict};
 use crate::drain::ops::{

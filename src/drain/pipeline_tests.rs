@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::cli::Rate;
 use crate::context::Interrupt;
+use crate::drain::Rate;
 use crate::drain::event::{Event, Outcome};
 use crate::drain::evidence::{LogRead, Observation, PodNow};
 use crate::drain::ops::*;
