@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::drain::Rate;
-use crate::inventory::State;
 use crate::error::exit;
+use crate::inventory::State;
 
 /// The exit-status section of `--help` (and so of the man pages), from [`exit::TABLE`]:
 /// backticks dropped, meanings wrapped at 80 columns under a 7-column code.
