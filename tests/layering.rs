@@ -1,5 +1,5 @@
 //! The top-level modules of `src/` import one way: no module reaches, through `crate::`
-//! paths, a module that reaches it back (design.md "Layout").
+//! paths, a module that reaches it back (docs/design.md §6).
 //!
 //! The test reads the sources, not the compiled crate: every `crate::<top>` path in
 //! `src/<top>.rs` or `src/<top>/**.rs` is an edge `<top> → <other>`, the crate root
