@@ -235,7 +235,7 @@ fn root_references(text: &str, modules: &BTreeSet<String>) -> Vec<(String, usize
                 .rev()
                 .collect();
             let before = head[..head.len() - name.len()].chars().next_back();
-            if modules.contains(&name) && !before.is_some_and(|c| c == ':') {
+            if modules.contains(&name) && before != Some(':') {
                 out.push((name, n + 1));
             }
         }
