@@ -155,7 +155,7 @@ async fn run_demo(ctx: &Context, options: Options) -> Result<u8> {
                     .map(Into::into)
                     .collect();
                 // `run` is where this command came from: box the recursion.
-                let code = Box::pin(crate::run(argv, inner)).await;
+                let code = Box::pin(super::run(argv, inner)).await;
                 let _ = ctx.stdout.write_str(&format!("(arcctl exited {code})\n\n"));
             }
         }
