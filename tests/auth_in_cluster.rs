@@ -8,8 +8,7 @@
 
 mod drain_support;
 
-use arcctl::cluster::Namespaces;
-use arcctl::cluster::{Cluster, NamespaceScope, PodSelection};
+use arcctl::cluster::{Cluster, NamespaceScope, Namespaces, PodSelection};
 use arcctl::config::resolve_kube;
 use arcctl::context::Env;
 use arcctl::sandbox::{kube_api, tls};
