@@ -165,9 +165,18 @@ async fn a_server_the_service_accounts_ca_did_not_sign_is_not_trusted() {
         .await
         .expect_err("untrusted certificate");
     assert_eq!(err.exit_code(), 1, "{}", err.message());
+    // The message names what failed; the cause says why: the server was never reached.
     assert!(
-        err.message().contains("could not reach"),
+        err.message().contains("failed to list runner pods"),
         "{}",
         err.message()
+    );
+    assert!(
+        std::iter::once(err.message().to_owned())
+            .chain(err.causes())
+            .any(|c| c.contains("could not reach")),
+        "{}: {:?}",
+        err.message(),
+        err.causes()
     );
 }
