@@ -11,92 +11,17 @@ use secrecy::SecretString;
 use url::Url;
 
 use crate::cli::{GitHubArgs, KubeArgs};
+use crate::cluster::settings::{InCluster, KubeSettings, Namespaces, SERVICE_ACCOUNT_DIR};
 use crate::context::Env;
 use crate::error::{Error, Result};
 use crate::github::auth::{AppCredentials, Credentials};
+use crate::github::settings::{GitHubSettings, Scope};
 
 /// The GitHub API base when neither `--github-url` nor `GITHUB_API_URL` is given.
 pub const DEFAULT_GITHUB_URL: &str = "https://api.github.com";
 
 /// How long one GitHub request may take before arcctl gives up on it.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Where runners are registered on GitHub.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    Org(String),
-    Repo { owner: String, repo: String },
-    Enterprise(String),
-}
-
-impl Scope {
-    /// The API path of the scope, e.g. `orgs/acme` (no leading or trailing slash).
-    pub fn path(&self) -> String {
-        match self {
-            Scope::Org(org) => format!("orgs/{org}"),
-            Scope::Repo { owner, repo } => format!("repos/{owner}/{repo}"),
-            Scope::Enterprise(slug) => format!("enterprises/{slug}"),
-        }
-    }
-
-    /// How messages name the scope: ``org `acme` ``.
-    pub fn describe(&self) -> String {
-        match self {
-            Scope::Org(org) => format!("org `{org}`"),
-            Scope::Repo { owner, repo } => format!("repo `{owner}/{repo}`"),
-            Scope::Enterprise(slug) => format!("enterprise `{slug}`"),
-        }
-    }
-
-    /// The bare name, as GitHub's "not found" answers need it: `acme`, `acme/web`.
-    pub fn name(&self) -> String {
-        match self {
-            Scope::Org(org) => org.clone(),
-            Scope::Repo { owner, repo } => format!("{owner}/{repo}"),
-            Scope::Enterprise(slug) => slug.clone(),
-        }
-    }
-
-    /// Which token scopes or permissions this scope needs, for 401/403 hints.
-    pub fn token_requirements(&self) -> &'static str {
-        match self {
-            Scope::Org(_) => {
-                "org runners need a classic token with `admin:org`, or a fine-grained token or \
-                 GitHub App with the organization permission \"Self-hosted runners\" (read to \
-                 list, read and write to drain)"
-            }
-            Scope::Repo { .. } => {
-                "repo runners need a classic token with `repo`, or a fine-grained token or GitHub \
-                 App with the repository permission \"Administration\" (read to list, read and \
-                 write to drain)"
-            }
-            Scope::Enterprise(_) => {
-                "enterprise runners need a classic token with `manage_runners:enterprise` \
-                 (fine-grained tokens and GitHub Apps cannot use the enterprise runner endpoints)"
-            }
-        }
-    }
-
-    /// Runner groups exist for orgs and enterprises, not repositories.
-    pub fn has_groups(&self) -> bool {
-        !matches!(self, Scope::Repo { .. })
-    }
-}
-
-/// Everything the GitHub client needs.
-#[derive(Debug, Clone)]
-pub struct GitHubSettings {
-    pub scope: Scope,
-    /// The API base, always ending in `/` so relative paths join below it.
-    pub base_url: Url,
-    /// A token, or a GitHub App.
-    pub credentials: Credentials,
-    /// `--group`: a runner group name or id.
-    pub group: Option<String>,
-    /// `--ca-cert`: extra root certificate (PEM).
-    pub ca_cert: Option<PathBuf>,
-    pub request_timeout: Duration,
-}
 
 /// Resolves the GitHub scope: exactly one of org, repo, enterprise from flags or env.
 ///
@@ -338,46 +263,6 @@ pub fn resolve_request_timeout(args: &GitHubArgs) -> Result<Duration> {
     Ok(args.request_timeout)
 }
 
-/// Which namespaces to look for runner pods in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Namespaces {
-    /// `-A`.
-    All,
-    /// `-n NS` (repeatable), deduplicated, in the order given.
-    Listed(Vec<String>),
-    /// Neither: the kubeconfig context's namespace (or `default`).
-    ContextDefault,
-}
-
-/// Everything the Kubernetes client needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KubeSettings {
-    /// Kubeconfig files to merge (`--kubeconfig`, else `KUBECONFIG` split on `:`, else
-    /// `$HOME/.kube/config` when it exists). Empty: use the in-cluster service account.
-    pub kubeconfig: Vec<PathBuf>,
-    /// Where the kubeconfig list came from, for messages.
-    pub kubeconfig_source: &'static str,
-    pub context: Option<String>,
-    pub namespaces: Namespaces,
-    /// The service account to use when there is no kubeconfig.
-    pub in_cluster: InCluster,
-    /// `--request-timeout`: how long one request may go unanswered.
-    pub request_timeout: Duration,
-}
-
-/// Where a pod finds its API server and service account: `KUBERNETES_SERVICE_HOST` and
-/// `KUBERNETES_SERVICE_PORT` (from `ctx.env`) and the mounted account's directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InCluster {
-    pub host: Option<String>,
-    pub port: Option<String>,
-    /// Holds `token`, `ca.crt` and `namespace`.
-    pub account_dir: PathBuf,
-}
-
-/// Where Kubernetes mounts a pod's service account.
-pub const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
-
 /// Resolves the Kubernetes settings from flags and `ctx.env`.
 pub fn resolve_kube(args: &KubeArgs, env: &Env) -> Result<KubeSettings> {
     let (kubeconfig, kubeconfig_source) = match &args.kubeconfig {
@@ -568,29 +453,6 @@ mod tests {
                 "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn scope_paths_and_names() {
-        let r = Scope::Repo {
-            owner: "o".into(),
-            repo: "r".into(),
-        };
-        assert_eq!(r.path(), "repos/o/r");
-        assert_eq!(r.describe(), "repo `o/r`");
-        assert_eq!(Scope::Org("a".into()).path(), "orgs/a");
-        assert_eq!(Scope::Enterprise("e".into()).path(), "enterprises/e");
-        assert!(
-            Scope::Org("a".into())
-                .token_requirements()
-                .contains("admin:org")
-        );
-        assert!(r.token_requirements().contains("Administration"));
-        assert!(
-            Scope::Enterprise("e".into())
-                .token_requirements()
-                .contains("manage_runners:enterprise")
-        );
     }
 
     #[test]

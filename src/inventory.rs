@@ -10,7 +10,6 @@ use futures::StreamExt;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use crate::cli::StateArg;
 use crate::cluster::{
     Cluster, EphemeralRunner, NamespaceScope, PodSelection, RunnerPod, running_job,
 };
@@ -63,16 +62,15 @@ impl State {
     }
 }
 
-impl From<StateArg> for State {
-    fn from(s: StateArg) -> Self {
-        match s {
-            StateArg::Idle => State::Idle,
-            StateArg::Busy => State::Busy,
-            StateArg::Offline => State::Offline,
-            StateArg::PodOnly => State::PodOnly,
-            StateArg::RegistrationOnly => State::RegistrationOnly,
-            StateArg::Conflict => State::Conflict,
-        }
+/// `--state NAME`: the names JSON prints, without per-value help. Written out rather than
+/// derived because the derive would turn the variant docs above into help text for each value.
+impl clap::ValueEnum for State {
+    fn value_variants<'a>() -> &'a [Self] {
+        &State::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
     }
 }
 
@@ -742,11 +740,13 @@ mod tests {
     }
 
     #[test]
-    fn states_map_from_cli_and_print_kebab() {
+    fn states_parse_and_print_kebab() {
+        use clap::ValueEnum;
         assert_eq!(
-            State::from(StateArg::RegistrationOnly).as_str(),
-            "registration-only"
+            State::from_str("registration-only", false).unwrap(),
+            State::RegistrationOnly
         );
+        assert!(State::from_str("registration_only", false).is_err());
         assert_eq!(
             serde_json::to_string(&State::PodOnly).unwrap(),
             "\"pod-only\""

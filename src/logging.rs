@@ -20,7 +20,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use axum::http::{Request, Response};
+use http::{Request, Response};
 use tracing::Dispatch;
 use tracing::instrument::WithSubscriber;
 use tracing_subscriber::EnvFilter;

@@ -6,8 +6,8 @@
 //! points only the directory elsewhere.
 //! Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.
 
-use arcctl::cluster::{Cluster, NamespaceScope, PodSelection};
-use arcctl::config::{Namespaces, resolve_kube};
+use arcctl::cluster::{Cluster, NamespaceScope, Namespaces, PodSelection};
+use arcctl::config::resolve_kube;
 use arcctl::context::Env;
 use arcctl::sandbox::{kube_api, tls};
 use axum::http::{StatusCode, header};
@@ -63,7 +63,7 @@ fn pod_settings(
     home: &std::path::Path,
     port: u16,
     dir: &std::path::Path,
-) -> arcctl::config::KubeSettings {
+) -> arcctl::cluster::KubeSettings {
     let env = Env::new([
         ("HOME", home.to_str().unwrap().to_owned()),
         ("KUBERNETES_SERVICE_HOST", "127.0.0.1".to_owned()),
@@ -161,9 +161,18 @@ async fn a_server_the_service_accounts_ca_did_not_sign_is_not_trusted() {
         .await
         .expect_err("untrusted certificate");
     assert_eq!(err.exit_code(), 1, "{}", err.message());
+    // The message names what failed; the cause says why: the server was never reached.
     assert!(
-        err.message().contains("could not reach"),
+        err.message().contains("failed to list runner pods"),
         "{}",
         err.message()
+    );
+    assert!(
+        std::iter::once(err.message().to_owned())
+            .chain(err.causes())
+            .any(|c| c.contains("could not reach")),
+        "{}: {:?}",
+        err.message(),
+        err.causes()
     );
 }

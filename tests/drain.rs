@@ -79,7 +79,9 @@ async fn busy_runners_are_skipped_and_keep_their_pods() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("There are runners still pending:"),
+        run.stderr.contains(
+            "4 runners were busy: run again with --wait to drain them as their jobs finish\n"
+        ),
         "{}",
         run.stderr
     );

@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arcctl::config::{GitHubSettings, Scope};
 use arcctl::github::auth::Credentials;
 use arcctl::github::{DeleteOutcome, GitHubClient, ReadError, RetryPolicy, TransportKind};
+use arcctl::github::{GitHubSettings, Scope};
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, Response, StatusCode};
 use secrecy::SecretString;

@@ -43,6 +43,8 @@ mod hostile_k8s;
 mod hostile_logs;
 /// Ctrl-C at twenty points of a drain, and SIGINT to the binary.
 mod interrupt;
+/// Imports between the top-level modules of `src/` run one way.
+mod layering;
 /// `arcctl list` end to end: scopes, selectors, states, formats, errors.
 mod list;
 /// `arcctl list` refusals that need no server.
@@ -63,5 +65,7 @@ mod sandbox_kube;
 mod sandbox_world;
 /// No secret in any output, at `-vvv`.
 mod secrets;
+/// Whole-run insta snapshots of denials: each error told once, with its hint.
+mod snapshots_errors;
 /// Whole-run insta snapshots of what the operator sees.
 mod snapshots_runs;

@@ -193,7 +193,8 @@ async fn an_unreadable_rbac_file_is_refused_at_start() {
     install_tls();
     let err = match Sandbox::start(options(args!("--rbac /nonexistent/rbac.yaml"))).await {
         Ok(_) => panic!("the sandbox started without its RBAC file"),
-        Err(e) => e,
+        // As `arcctl sandbox` reports it.
+        Err(e) => arcctl::error::Error::from(e),
     };
     assert_eq!(err.exit_code(), 2);
     assert!(err.message().contains("/nonexistent/rbac.yaml"));

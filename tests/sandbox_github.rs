@@ -1,8 +1,8 @@
 //! The sandbox's fake GitHub REST API, served in-process on 127.0.0.1 and called with reqwest:
 //! every answer on the runner endpoints validates against GitHub's OpenAPI description, and
 //! pagination, unregistration, authentication, rate limits and faults behave as documented in
-//! `src/sandbox/github_api/mod.rs`. Rate-limit windows run on a manual clock, so nothing here
-//! depends on how fast the machine is.
+//! `crates/arcctl-sandbox/src/github_api/mod.rs`. Rate-limit windows run on a manual clock, so
+//! nothing here depends on how fast the machine is.
 
 mod fixture;
 mod openapi;

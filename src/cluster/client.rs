@@ -17,8 +17,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::json;
 
 use crate::cluster::model::{EphemeralRunner, RunnerPod};
+use crate::cluster::settings::{KubeSettings, Namespaces};
 use crate::cluster::{arc, retry};
-use crate::config::{KubeSettings, Namespaces};
 use crate::error::{Error, Result};
 
 /// Page size of list calls (kubectl's `--chunk-size` default).
@@ -236,15 +236,22 @@ impl Cluster {
         if let Some(node) = &sel.node {
             lp = lp.fields(&format!("spec.nodeName={node}"));
         }
+        let failed = || match scope {
+            NamespaceScope::All => "failed to list runner pods in all namespaces".to_owned(),
+            NamespaceScope::Only(list) => format!(
+                "failed to list runner pods in namespace{} `{}`",
+                if list.len() == 1 { "" } else { "s" },
+                list.join("`, `")
+            ),
+        };
         let pods: Vec<Pod> = match scope {
-            NamespaceScope::All => {
-                list_all(
-                    &Api::<Pod>::all(self.client.clone()),
-                    &lp,
-                    self.at("pods", None, false),
-                )
-                .await?
-            }
+            NamespaceScope::All => list_all(
+                &Api::<Pod>::all(self.client.clone()),
+                &lp,
+                self.at("pods", None, false),
+            )
+            .await
+            .map_err(|e| e.context(failed()))?,
             NamespaceScope::Only(list) => {
                 let calls = list.iter().map(|ns| {
                     let api = Api::<Pod>::namespaced(self.client.clone(), ns);
@@ -253,7 +260,8 @@ impl Cluster {
                     async move { list_all(&api, &lp, at).await }
                 });
                 futures::future::try_join_all(calls)
-                    .await?
+                    .await
+                    .map_err(|e| e.context(failed()))?
                     .into_iter()
                     .flatten()
                     .collect()
@@ -457,7 +465,12 @@ impl Cluster {
 
     /// Cordons a node (merge patch `spec.unschedulable: true`), idempotently.
     pub async fn cordon(&self, node: &str) -> Result<CordonResult> {
-        if self.node_unschedulable(node).await? {
+        let failed = || format!("failed to cordon node `{node}`");
+        if self
+            .node_unschedulable(node)
+            .await
+            .map_err(|e| e.context(failed()))?
+        {
             return Ok(CordonResult::AlreadyCordoned);
         }
         let api = Api::<Node>::all(self.client.clone());
@@ -466,7 +479,7 @@ impl Cluster {
         retry::retrying(|| api.patch(node, &pp, &patch))
             .await
             .map_err(|e| kube_error(e, "patch", "nodes", None, &self.server))
-            .map_err(|e| e.context(format!("failed to cordon node `{node}`")))?;
+            .map_err(|e| e.context(failed()))?;
         Ok(CordonResult::Cordoned)
     }
 }

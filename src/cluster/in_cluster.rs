@@ -10,7 +10,7 @@
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
-use crate::config::InCluster;
+use crate::cluster::settings::InCluster;
 use crate::error::{Error, Result};
 
 fn not_in_cluster(why: String) -> Error {
@@ -37,7 +37,7 @@ pub(crate) fn config(ic: &InCluster) -> Result<kube::Config> {
     } else {
         format!("{host}:{port}")
     };
-    let url: axum::http::Uri = format!("https://{authority}").parse().map_err(|e| {
+    let url: http::Uri = format!("https://{authority}").parse().map_err(|e| {
         Error::usage(format!(
             "KUBERNETES_SERVICE_HOST `{host}` is not a host name"
         ))

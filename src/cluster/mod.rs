@@ -9,8 +9,10 @@ pub(crate) mod in_cluster;
 pub mod model;
 pub(crate) mod retry;
 pub mod runner_log;
+pub mod settings;
 
 pub use arc::Mode;
 pub use client::{Cluster, CordonResult, DeleteResult, NamespaceScope, PodSelection};
 pub use model::{ContainerState, EphemeralRunner, RunnerPod};
 pub use runner_log::running_job;
+pub use settings::{InCluster, KubeSettings, Namespaces};

@@ -1,4 +1,7 @@
 //! `arcctl drain`: select → plan → (dry run | confirm) → cordon → pipeline → summary → exit code.
+//!
+//! The cordon is its own step, after the prompt (which names it) and before the first
+//! unregister; the dry run says it would cordon, and does not.
 
 use std::sync::Arc;
 
@@ -7,12 +10,11 @@ use crate::cmd::prepare::{self, Inputs};
 use crate::context::Context;
 use crate::drain::edges::{ClusterEdge, GitHubEdge};
 use crate::drain::event::Outcome;
-use crate::drain::pacer::RateReport;
 use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::{Action, Step};
 use crate::error::{Error, Result, exit};
 use crate::output::Presentation;
-use crate::output::drain::{self as out, Scene};
+use crate::output::drain::{self as out, Ending, Scene};
 
 pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let opts = &args.drain;
@@ -28,13 +30,20 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
         },
     )
     .await?;
+    let cordon = prepare::cordon_node(opts, &p.node);
     if opts.dry_run {
+        if let Some(node) = cordon
+            && p.pres.chatty
+        {
+            let _ = ctx.stderr.write_str(&out::dry_run_cordon(node));
+        }
         return dry_run(ctx, &args.output, &p.scene, &p.steps);
     }
-    let question = out::prompt("Drain", &p.steps, &p.scene);
+    let question = out::prompt("Drain", &p.steps, &p.scene, cordon);
     prepare::confirm(ctx, opts, &p.steps, question).await?;
 
-    let reporter = prepare::start(ctx, &mut p, opts).await?;
+    let reporter = prepare::start(ctx, &mut p);
+    let reporter = prepare::cordon(&p, opts, reporter).await?;
     let result = pipeline::run(
         GitHubEdge(Arc::clone(&p.github)),
         ClusterEdge(Arc::clone(&p.cluster)),
@@ -47,20 +56,22 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
     let audit_result = reporter.finish().await?;
 
     let code = exit_code(&result.outcomes, result.interrupted);
+    let end = Ending {
+        rate_limits: Some(&result.rate_limits),
+        denied: result.denied.is_some(),
+        stopped: result.interrupted.then(|| "by Ctrl-C".to_owned()),
+    };
     finish(
         ctx,
         &args.output,
         &p.pres,
         &p.scene,
-        (&result.outcomes, &result.rate_limits),
+        (&result.outcomes, &end),
         code,
     )?;
     audit_result?;
     if let Some(denied) = result.denied {
-        return Err(Error::auth(format!(
-            "the drain stopped: permission denied\n{}",
-            denied.trim_end()
-        )));
+        return Err(Error::from(denied).context("the drain stopped: permission denied"));
     }
     Ok(code)
 }
@@ -121,14 +132,14 @@ fn finish(
     o: &OutputArgs,
     pres: &Presentation,
     scene: &Scene,
-    (outcomes, rate_limits): (&[(Step, Outcome)], &RateReport),
+    (outcomes, end): (&[(Step, Outcome)], &Ending<'_>),
     code: u8,
 ) -> Result<()> {
     match o.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             let (steps, results): (Vec<Step>, Vec<Outcome>) = outcomes.iter().cloned().unzip();
             let mut doc = out::document(scene, code, &steps, Some(&results));
-            doc.github_rate_limits = out::rate_limits(rate_limits);
+            doc.github_rate_limits = end.rate_limits.and_then(out::rate_limits);
             prepare::write_stdout(ctx, &prepare::encode(&doc, o.output)?)
         }
         OutputFormat::Name => {
@@ -140,11 +151,9 @@ fn finish(
         }
         OutputFormat::Table | OutputFormat::Wide => {
             if pres.chatty {
-                let mut text = out::summary(outcomes, o.no_headers);
-                if let Some(line) = out::rate_limit_summary(rate_limits) {
-                    text.push_str(&line);
-                }
-                let _ = ctx.stderr.write_str(&text);
+                let _ = ctx
+                    .stderr
+                    .write_str(&out::summary(outcomes, o.no_headers, end));
             }
             Ok(())
         }

@@ -7,7 +7,7 @@ use crate::config;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::github::GitHubClient;
-use crate::inventory::{self, Query, State};
+use crate::inventory::{self, Query};
 use crate::output::list::ListStyle;
 use crate::output::{Presentation, PresentationFlags};
 
@@ -16,8 +16,11 @@ pub(crate) async fn run(ctx: &Context, args: ListArgs) -> Result<u8> {
     let github_settings = config::resolve_github(&args.github, &ctx.env)?;
     let mut kube_settings = config::resolve_kube(&args.kube, &ctx.env)?;
     kube_settings.request_timeout = github_settings.request_timeout;
-    let states: Vec<State> = args.states.iter().map(|s| State::from(*s)).collect();
-    let selection = select::resolve(&args.selection, &states, github_settings.group.is_some())?;
+    let selection = select::resolve(
+        &args.selection,
+        &args.states,
+        github_settings.group.is_some(),
+    )?;
     let out = &args.output;
     let presentation = Presentation::resolve(
         ctx.terminals,

@@ -1,8 +1,8 @@
 //! What `drain` and `recreate` share before and around the pipeline: settings, clients,
 //! inventory and plan, the confirmation prompt, the progress reporter and the cordon.
 //!
-//! One place, so both commands refuse the same things, ask the same way and show the same
-//! progress; only what happens between starting the reporter and the summary differs.
+//! One place, so both commands refuse the same things, ask the same way, cordon the same way
+//! and show the same progress; only what happens between the cordon and the summary differs.
 
 use std::sync::Arc;
 
@@ -190,13 +190,8 @@ impl Reporter {
     }
 }
 
-/// Starts the progress reporter (and audit log) for `total` runners, then cordons `--node`
-/// unless `--no-cordon`.
-pub(crate) async fn start(
-    ctx: &Context,
-    p: &mut Prepared,
-    opts: &DrainOptions,
-) -> Result<Reporter> {
+/// Starts the progress reporter (and audit log) for the planned runners.
+pub(crate) fn start(ctx: &Context, p: &mut Prepared) -> Reporter {
     let (tx, rx) = mpsc::unbounded_channel();
     let handle = tokio::spawn(out::report(
         rx,
@@ -205,31 +200,42 @@ pub(crate) async fn start(
         p.steps.len(),
         p.audit.take(),
     ));
-    let reporter = Reporter { tx, handle };
-    let edge = ClusterEdge(Arc::clone(&p.cluster));
-    if let Some(node) = cordon_node(opts, &p.node) {
-        match edge.cordon(node).await {
-            Ok(already) => {
-                let _ = reporter.tx.send(Event::Cordoned {
-                    node: node.to_owned(),
-                    already,
-                });
-                if !already {
-                    let _ = reporter.tx.send(Event::Mutated(Mutation {
-                        action: "cordon",
-                        target: format!("node/{node}"),
-                        runner_id: None,
-                        status: 200,
-                    }));
-                }
+    Reporter { tx, handle }
+}
+
+/// The step between the prompt and the pipeline: cordons `--node` (unless `--no-cordon`), so
+/// no new runner pod lands on the node being drained. Told through the reporter (the event
+/// line and the audit log). On failure the reporter is closed and nothing else is done.
+pub(crate) async fn cordon(
+    p: &Prepared,
+    opts: &DrainOptions,
+    reporter: Reporter,
+) -> Result<Reporter> {
+    let Some(node) = cordon_node(opts, &p.node) else {
+        return Ok(reporter);
+    };
+    match ClusterEdge(Arc::clone(&p.cluster)).cordon(node).await {
+        Ok(already) => {
+            let _ = reporter.tx.send(Event::Cordoned {
+                node: node.to_owned(),
+                already,
+            });
+            if !already {
+                let _ = reporter.tx.send(Event::Mutated(Mutation {
+                    action: "cordon",
+                    target: format!("node/{node}"),
+                    runner_id: None,
+                    status: 200,
+                }));
             }
-            Err(e) => {
-                let _ = reporter.finish().await;
-                return Err(cordon_error(node, e));
-            }
+            Ok(reporter)
+        }
+        Err(ClusterError::Denied(f) | ClusterError::Other(f)) => {
+            let _ = reporter.finish().await;
+            // The cluster's error names the node (`failed to cordon node `N``).
+            Err(Error::from(f))
         }
     }
-    Ok(reporter)
 }
 
 pub(crate) fn presentation(ctx: &Context, o: &OutputArgs) -> Presentation {
@@ -252,18 +258,9 @@ fn say(ctx: &Context, pres: &Presentation, line: &str) {
 }
 
 /// The node to cordon: `--node`, unless `--no-cordon`.
-fn cordon_node<'a>(opts: &DrainOptions, node: &'a Option<String>) -> Option<&'a str> {
+pub(crate) fn cordon_node<'a>(opts: &DrainOptions, node: &'a Option<String>) -> Option<&'a str> {
     let node = node.as_deref()?;
     (!opts.no_cordon || opts.cordon).then_some(node)
-}
-
-fn cordon_error(node: &str, e: ClusterError) -> Error {
-    match e {
-        ClusterError::Denied(m) => {
-            Error::auth(format!("failed to cordon node `{node}`: {}", m.trim_end()))
-        }
-        ClusterError::Other(m) => Error::failed(format!("failed to cordon node `{node}`: {m}")),
-    }
 }
 
 /// Writes `text` to stdout; a closed pipe (`… | head`) is not a failure of the command.

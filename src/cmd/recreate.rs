@@ -10,7 +10,7 @@ use crate::cmd::prepare::{self, Inputs};
 use crate::context::Context;
 use crate::drain::event::Event;
 use crate::error::{Error, Result, exit};
-use crate::output::drain as drain_out;
+use crate::output::drain::{self as drain_out, Ending};
 use crate::output::recreate::{self as out, Header};
 use crate::recreate::batch::{self, BatchSize};
 use crate::recreate::rolling::{self, Clients, Options, ReplacementStatus, Row, Sinks};
@@ -37,7 +37,13 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
     let wait_ready = !args.no_wait_ready || args.wait_ready;
     let per_batch = size.resolve(batch::queue(&p.steps).len());
 
+    let cordon = prepare::cordon_node(opts, &p.node);
     if opts.dry_run {
+        if let Some(node) = cordon
+            && p.pres.chatty
+        {
+            let _ = ctx.stderr.write_str(&drain_out::dry_run_cordon(node));
+        }
         let planned = batch::planned(&p.steps, per_batch);
         let text = match args.output.output {
             OutputFormat::Table | OutputFormat::Wide => {
@@ -66,14 +72,15 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         prepare::write_stdout(ctx, &text)?;
         return Ok(exit::OK);
     }
-    let question = drain_out::prompt("Recreate", &p.steps, &p.scene);
+    let question = drain_out::prompt("Recreate", &p.steps, &p.scene, cordon);
     let question = format!(
         "{} in batches of {per_batch}?",
         question.trim_end_matches('?')
     );
     prepare::confirm(ctx, opts, &p.steps, question).await?;
 
-    let reporter = prepare::start(ctx, &mut p, opts).await?;
+    let reporter = prepare::start(ctx, &mut p);
+    let reporter = prepare::cordon(&p, opts, reporter).await?;
     let pods: HashMap<_, _> = p
         .entries
         .iter()
@@ -122,7 +129,7 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         OutputFormat::Json | OutputFormat::Yaml => {
             let mut doc =
                 out::document(&h, &result.rows, &result.batches, result.halted.as_deref());
-            doc.github_rate_limits = crate::output::drain::rate_limits(&result.rate_limits);
+            doc.github_rate_limits = drain_out::rate_limits(&result.rate_limits);
             prepare::write_stdout(ctx, &prepare::encode(&doc, args.output.output)?)?;
         }
         OutputFormat::Name => {
@@ -138,24 +145,20 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         }
         OutputFormat::Table | OutputFormat::Wide => {
             if p.pres.chatty {
-                let mut text = out::summary(
-                    &result.rows,
-                    result.halted.as_deref(),
-                    args.output.no_headers,
-                );
-                if let Some(line) = crate::output::drain::rate_limit_summary(&result.rate_limits) {
-                    text.push_str(&line);
-                }
-                let _ = ctx.stderr.write_str(&text);
+                let end = Ending {
+                    rate_limits: Some(&result.rate_limits),
+                    denied: result.denied.is_some(),
+                    stopped: result.interrupted.then(|| "by Ctrl-C".to_owned()),
+                };
+                let _ =
+                    ctx.stderr
+                        .write_str(&out::summary(&result.rows, args.output.no_headers, &end));
             }
         }
     }
     audit_result?;
     if let Some(denied) = result.denied {
-        return Err(Error::auth(format!(
-            "the recreate stopped: permission denied\n{}",
-            denied.trim_end()
-        )));
+        return Err(Error::from(denied).context("the recreate stopped: permission denied"));
     }
     Ok(code)
 }

@@ -11,7 +11,7 @@ use crate::drain::ops::{
 };
 use crate::drain::pacer::RateHint;
 use crate::drain::plan::{Candidate, DeleteTarget, Owner, PodRef};
-use crate::error::Kind;
+use crate::error::{Failure, Kind};
 use crate::github::{self, DeleteOutcome, GitHubClient};
 use crate::inventory::Entry;
 
@@ -85,9 +85,9 @@ fn now(
 
 fn read_error(e: github::ReadError) -> ReadError {
     match e {
-        github::ReadError::Denied(e) => ReadError::Denied(crate::output::render_error(&e)),
+        github::ReadError::Denied(e) => ReadError::Denied(Failure::from(e)),
         github::ReadError::RateLimited { limit, .. } => ReadError::RateLimited(limit),
-        github::ReadError::Other(e) => ReadError::Other(e.to_string()),
+        github::ReadError::Other(e) => ReadError::Other(Failure::from(e)),
     }
 }
 
@@ -103,13 +103,10 @@ impl GitHubOps for GitHubEdge {
             DeleteOutcome::RateLimited { .. } => Unregistered::RateLimited {
                 limit: reply.rate.limit(),
             },
-            DeleteOutcome::Denied { status, message } => {
-                let e = self.0.denied_error(status, &message);
-                Unregistered::Denied {
-                    status,
-                    message: crate::output::render_error(&e),
-                }
-            }
+            DeleteOutcome::Denied { status, message } => Unregistered::Denied {
+                status,
+                failure: Failure::from(self.0.denied_error(status, &message)),
+            },
             DeleteOutcome::ServerError { status, message } => Unregistered::Transient {
                 status: Some(status),
                 reason: format!("GitHub answered {status}: {message}"),
@@ -141,20 +138,10 @@ pub struct ClusterEdge(pub Arc<Cluster>);
 
 fn cluster_error(e: crate::error::Error) -> ClusterError {
     if e.kind() == Kind::Auth {
-        ClusterError::Denied(crate::output::render_error(&e))
+        ClusterError::Denied(Failure::from(e))
     } else {
-        ClusterError::Other(error_text(&e))
+        ClusterError::Other(Failure::from(e))
     }
-}
-
-/// An error and its causes on one line.
-fn error_text(e: &crate::error::Error) -> String {
-    let mut text = e.to_string();
-    for c in e.causes() {
-        text.push_str(": ");
-        text.push_str(&c);
-    }
-    text
 }
 
 /// The runner container as the idle check sees it.
@@ -227,7 +214,7 @@ impl ClusterOps for ClusterEdge {
                 LogRead::Text { text, complete }
             }
             Err(e) if e.kind() == Kind::Auth => return Err(cluster_error(e)),
-            Err(e) => LogRead::Unreadable(error_text(&e)),
+            Err(e) => LogRead::Unreadable(Failure::from(e)),
         };
         let recorded_job = er.map_err(cluster_error)?.and_then(|er| {
             let id = er.job_id.filter(|j| !j.is_empty())?;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::drain::pacer::Spell;
 use crate::drain::plan::SkipReason;
+use crate::error::Failure;
 
 /// Why a runner is waiting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,8 +41,7 @@ pub struct Mutation {
 }
 
 /// How one runner ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "outcome", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Unregistered, confirmed idle, and its pod or ARC object deleted (or already gone).
     Drained {
@@ -51,13 +51,15 @@ pub enum Outcome {
     /// Left alone: busy (in the list or GitHub's 422), or not a complete runner.
     Skipped { reason: SkipReason },
     /// Unregistered, but not proven idle: a job started on it during unregistration, or the
-    /// evidence could not be read (`reason`). Pod kept.
+    /// evidence could not be seen (`reason`, the same words for every runner it happens to,
+    /// and `cause`, the error behind it for this one). Pod kept.
     Held {
         job: Option<String>,
         reason: Option<String>,
+        cause: Option<Failure>,
     },
     /// Something failed; the pod was not touched after the failure.
-    Failed { reason: String },
+    Failed { failure: Failure },
     /// `--timeout` was reached while waiting.
     TimedOut { stage: String },
     /// Ctrl-C, or another runner's permission error, stopped it in a safe state.
@@ -80,34 +82,7 @@ impl Outcome {
         }
     }
 
-    /// A human sentence saying why.
-    pub fn detail(&self) -> String {
-        match self {
-            Outcome::Drained { deleted, note } => match note {
-                Some(n) => format!("{deleted} ({n})"),
-                None => deleted.clone(),
-            },
-            Outcome::Skipped { reason } => reason.describe(),
-            Outcome::Held {
-                reason: Some(r), ..
-            } => format!("{r}; unregistered, pod kept"),
-            Outcome::Held {
-                job: Some(j),
-                reason: None,
-            } => {
-                format!("job \"{j}\" started during unregistration; pod kept")
-            }
-            Outcome::Held {
-                job: None,
-                reason: None,
-            } => "a job started during unregistration; pod kept".into(),
-            Outcome::Failed { reason } => reason.clone(),
-            Outcome::TimedOut { stage } => format!("--timeout reached {stage}"),
-            Outcome::Stopped { stage } => stage.clone(),
-        }
-    }
-
-    /// Whether the runner still needs attention (for the exit code and the pending list).
+    /// Whether the runner still needs attention (for the exit code and the next steps).
     pub fn is_pending(&self) -> bool {
         !matches!(self, Outcome::Drained { .. })
             && !matches!(

@@ -22,6 +22,7 @@
 use jiff::Timestamp;
 
 use crate::cluster::runner_log::{completed_job, started_job};
+use crate::error::Failure;
 
 /// What the runner prints when it learns, at its next message poll, that its registration is
 /// gone (actions/runner's listener; `reference/arc.md` §8). An idle runner then exits.
@@ -50,7 +51,7 @@ pub enum LogRead {
     /// Lines, each after its kubelet timestamp; `complete` is false when the byte cap cut it.
     Text { text: String, complete: bool },
     /// The log could not be read (why).
-    Unreadable(String),
+    Unreadable(Failure),
 }
 
 /// One look at a runner: its pod, its log since [`Tracker::read_from`], its ARC job field.
@@ -112,20 +113,28 @@ pub enum Unseen {
     /// The runner's last `Listening for Jobs` is older than the read; the log is read again
     /// from the container's start.
     Earlier,
-    /// The log could not be read.
-    Unreadable(String),
+    /// The log could not be read (why).
+    Unreadable(Failure),
 }
 
 impl Unseen {
+    /// Why the runner is not proven idle, the same for every runner it happens to (so the end
+    /// of a run can group them); [`Unseen::cause`] says what went wrong for this one.
     pub fn describe(&self) -> String {
         match self {
             Unseen::Cut => "not proven idle: the runner log is larger than the read limit".into(),
             Unseen::Earlier => {
                 "not proven idle: the runner log since its start could not be read".into()
             }
-            Unseen::Unreadable(why) => {
-                format!("not proven idle: the runner log could not be read ({why})")
-            }
+            Unseen::Unreadable(_) => "not proven idle: the runner log could not be read".into(),
+        }
+    }
+
+    /// The error behind it, when there is one.
+    pub fn cause(&self) -> Option<&Failure> {
+        match self {
+            Unseen::Unreadable(f) => Some(f),
+            Unseen::Cut | Unseen::Earlier => None,
         }
     }
 }
@@ -310,7 +319,7 @@ mod tests {
         let mut t = Tracker::new(ts(0, 0));
         let unreadable = |pod| Observation {
             pod,
-            log: LogRead::Unreadable("400".into()),
+            log: LogRead::Unreadable(Failure::failed("400")),
             recorded_job: Some("build".into()),
         };
         assert_eq!(judge(&mut t, unreadable(PodNow::Gone)), Verdict::Gone);
@@ -413,12 +422,12 @@ mod tests {
         let mut t = Tracker::new(ts(0, 0));
         let obs = Observation {
             pod: PodNow::Running { started_at: None },
-            log: LogRead::Unreadable("timed out".into()),
+            log: LogRead::Unreadable(Failure::failed("timed out")),
             recorded_job: None,
         };
         assert_eq!(
             judge(&mut t, obs),
-            Verdict::Unproven(Some(Unseen::Unreadable("timed out".into())))
+            Verdict::Unproven(Some(Unseen::Unreadable(Failure::failed("timed out"))))
         );
         // Cut: even a deletion notice inside the part read proves nothing yet.
         let mut t = Tracker::new(ts(0, 0));

@@ -12,6 +12,8 @@ pub mod pacer;
 pub mod pipeline;
 pub mod plan;
 
+pub use pacer::Rate;
+
 #[cfg(test)]
 mod pacer_tests;
 #[cfg(test)]

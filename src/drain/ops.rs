@@ -9,6 +9,7 @@ use std::future::Future;
 use crate::drain::evidence::Observation;
 use crate::drain::pacer::{Limit, RateHint};
 use crate::drain::plan::DeleteTarget;
+use crate::error::Failure;
 
 /// GitHub's answer to an unregister (`DELETE …/actions/runners/{id}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub enum Unregistered {
     /// 403/429 rate limit: which, and the wait GitHub named (the pacer decides the wait).
     RateLimited { limit: Limit },
     /// 401, or a 403 that is not a rate limit: stop the whole run.
-    Denied { status: u16, message: String },
+    Denied { status: u16, failure: Failure },
     /// 5xx, timeout, reset: the outcome is unknown; retry.
     Transient { status: Option<u16>, reason: String },
 }
@@ -52,11 +53,11 @@ pub struct RunnerNow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {
     /// Authentication or permission: stop the whole run.
-    Denied(String),
+    Denied(Failure),
     /// Rate limited: which limit, and the wait GitHub named.
     RateLimited(Limit),
     /// Anything else; the read may be retried.
-    Other(String),
+    Other(Failure),
 }
 
 /// The GitHub side of a drain.
@@ -97,9 +98,9 @@ impl Deleted {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClusterError {
     /// 401/403: stop the whole run.
-    Denied(String),
+    Denied(Failure),
     /// Anything else (5xx, timeouts): may be retried.
-    Other(String),
+    Other(Failure),
 }
 
 /// The Kubernetes side of a drain.

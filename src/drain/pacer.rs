@@ -37,7 +37,6 @@ use serde::Serialize;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::cli::Rate;
 use crate::github::rate::SECONDARY_LIMIT_DEFAULT_WAIT;
 pub use crate::github::rate::{Limit, LimitKind};
 
@@ -52,6 +51,14 @@ const MIN_PACE: f64 = 1.0 / 60.0;
 const MEASURE: Duration = Duration::from_secs(60);
 /// The longest a doubled wait grows (a longer wait named by GitHub is still honoured).
 pub const MAX_BACKOFF: Duration = Duration::from_secs(16 * 60);
+
+/// The ceiling on unregisters, `count` per `per` (`--max-unregister-rate`); a count of 0 is
+/// no ceiling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub count: u32,
+    pub per: Duration,
+}
 
 /// What a call is: unregisters are paced, reads only gated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::time::{Instant, timeout};
 
-use crate::cli::Rate;
+use crate::drain::Rate;
 use crate::drain::pacer::*;
 
 fn per_second(count: u32) -> Rate {

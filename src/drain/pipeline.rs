@@ -18,8 +18,8 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::time::Instant;
 use tracing::instrument::WithSubscriber;
 
-use crate::cli::Rate;
 use crate::context::Interrupt;
+use crate::drain::Rate;
 use crate::drain::event::{Event, Mutation, Outcome, WaitReason};
 use crate::drain::evidence::{self, Proof, Tracker, Unseen, Verdict};
 use crate::drain::ops::{
@@ -27,6 +27,7 @@ use crate::drain::ops::{
 };
 use crate::drain::pacer::{Answer, Call, Pacer, Permit, RateReport};
 use crate::drain::plan::{Action, DeleteTarget, SkipReason, Step};
+use crate::error::Failure;
 
 /// How the pipeline behaves.
 #[derive(Debug, Clone)]
@@ -68,7 +69,7 @@ pub struct RunResult {
     /// Every step with its outcome, in plan order.
     pub outcomes: Vec<(Step, Outcome)>,
     /// Set when GitHub or Kubernetes denied permission and the run stopped.
-    pub denied: Option<String>,
+    pub denied: Option<Failure>,
     /// Whether Ctrl-C stopped the run.
     pub interrupted: bool,
     /// What GitHub's rate limits cost the run (so far, with a pacer shared across runs).
@@ -104,7 +105,7 @@ struct Shared<G, K> {
     interrupt: Interrupt,
     /// Triggered by Ctrl-C or a permission error: stop every runner at its next safe point.
     halt: Interrupt,
-    denied: Mutex<Option<String>>,
+    denied: Mutex<Option<Failure>>,
     deadline: Option<Instant>,
 }
 
@@ -198,7 +199,9 @@ pub async fn run_paced<G: GitHubOps, K: ClusterOps>(
             .zip(outcomes)
             .map(|(s, o)| {
                 let o = o.unwrap_or(Outcome::Failed {
-                    reason: "internal error: the runner's task ended unexpectedly".into(),
+                    failure: Failure::failed(
+                        "internal error: the runner's task ended unexpectedly",
+                    ),
                 });
                 (s, o)
             })
@@ -215,13 +218,13 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
         let _ = self.events.send(e);
     }
 
-    fn deny(&self, message: String) {
+    fn deny(&self, failure: Failure) {
         let mut d = self
             .denied
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if d.is_none() {
-            *d = Some(message);
+            *d = Some(failure);
         }
         self.halt.trigger();
     }
@@ -367,8 +370,8 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             self.answered(permit, verdict);
             match result {
                 Ok(r) => return Ok(r),
-                Err(ReadError::Denied(m)) => {
-                    self.deny(m.clone());
+                Err(ReadError::Denied(f)) => {
+                    self.deny(f);
                     return Err(ReadFail::Stop(Stop::Halted));
                 }
                 // The pacer holds the next try until GitHub's wait is over.
@@ -376,13 +379,13 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
                     rate_waits += 1;
                 }
                 Err(ReadError::RateLimited(_)) => {
-                    return Err(ReadFail::Failed(
-                        "rate limited by GitHub too many times".into(),
-                    ));
+                    return Err(ReadFail::Failed(Failure::failed(
+                        "rate limited by GitHub too many times",
+                    )));
                 }
-                Err(ReadError::Other(m)) => match backoff.next() {
+                Err(ReadError::Other(f)) => match backoff.next() {
                     Some(d) => self.pause(d).await.map_err(ReadFail::Stop)?,
-                    None => return Err(ReadFail::Failed(m)),
+                    None => return Err(ReadFail::Failed(f)),
                 },
             }
         }
@@ -403,17 +406,17 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             };
             match result {
                 Ok(v) => return Ok(v),
-                Err(ClusterError::Denied(m)) => {
-                    self.deny(m.clone());
-                    return Err(ReadFail::Failed(m));
+                Err(ClusterError::Denied(f)) => {
+                    self.deny(f.clone());
+                    return Err(ReadFail::Failed(f));
                 }
-                Err(ClusterError::Other(m)) => match backoff.next() {
+                Err(ClusterError::Other(f)) => match backoff.next() {
                     Some(d) if bounded => self.pause(d).await.map_err(ReadFail::Stop)?,
                     Some(d) => self
                         .pause_after_unregister(d)
                         .await
                         .map_err(ReadFail::Stop)?,
-                    None => return Err(ReadFail::Failed(m)),
+                    None => return Err(ReadFail::Failed(f)),
                 },
             }
         }
@@ -465,9 +468,9 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
                     });
                 }
                 Unregistered::RateLimited { .. } => {
-                    return Err(ReadFail::Failed(
-                        "rate limited by GitHub too many times; unregister not confirmed".into(),
-                    ));
+                    return Err(ReadFail::Failed(Failure::failed(
+                        "rate limited by GitHub too many times; unregister not confirmed",
+                    )));
                 }
                 Unregistered::Transient { reason, .. } => {
                     // No answer, or a server error: GitHub may have removed the runner anyway.
@@ -482,19 +485,17 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
                             self.pause(d).await.map_err(ReadFail::Stop)?;
                         }
                         None => {
-                            return Err(ReadFail::Failed(format!(
+                            return Err(ReadFail::Failed(Failure::failed(format!(
                                 "unregister failed after {} attempts: {reason}; the runner may be unregistered; pod untouched",
                                 self.settings.attempts
-                            )));
+                            ))));
                         }
                     }
                 }
-                Unregistered::Denied { status, message } => {
-                    let m = format!(
-                        "GitHub denied the unregister of runner `{runner}` ({status}): {message}"
-                    );
-                    self.deny(m.clone());
-                    return Err(ReadFail::Failed(m));
+                Unregistered::Denied { failure, .. } => {
+                    let f = failure.context(format!("failed to unregister runner `{runner}`"));
+                    self.deny(f.clone());
+                    return Err(ReadFail::Failed(f));
                 }
                 other => return Ok(other),
             }
@@ -534,7 +535,7 @@ enum Lookup<'a> {
 
 enum ReadFail {
     Stop(Stop),
-    Failed(String),
+    Failed(Failure),
 }
 
 /// One runner, from selection to its outcome.
@@ -557,7 +558,7 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
     });
     let fail = |f: ReadFail, stage: &str| match f {
         ReadFail::Stop(s) => sh.stopped(s, stage),
-        ReadFail::Failed(reason) => Outcome::Failed { reason },
+        ReadFail::Failed(failure) => Outcome::Failed { failure },
     };
 
     if wait_first && let Err(f) = sh.wait_until_idle(&name, id, job.clone()).await {
@@ -606,11 +607,11 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                     Ok(Some(again)) if again.id != id => {
                         if reregistrations >= MAX_REREGISTRATIONS {
                             return Outcome::Failed {
-                                reason: format!(
+                                failure: Failure::failed(format!(
                                     "runner `{name}` re-registered {} times during the drain (now id {}); nothing deleted",
                                     reregistrations + 1,
                                     again.id
-                                ),
+                                )),
                             };
                         }
                         reregistrations += 1;
@@ -665,18 +666,18 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
                         }
                     } else {
                         Outcome::Failed {
-                            reason: format!(
+                            failure: Failure::failed(format!(
                                 "GitHub refused the unregister (422): {message}; nothing changed"
-                            ),
+                            )),
                         }
                     };
                 }
                 refusals += 1;
                 if !running && refusals >= MAX_REFUSALS {
                     return Outcome::Failed {
-                        reason: format!(
+                        failure: Failure::failed(format!(
                             "GitHub refused the unregister {refusals} times (422): {message}; nothing changed"
-                        ),
+                        )),
                     };
                 }
                 waited = true;
@@ -701,7 +702,10 @@ async fn drive<G: GitHubOps, K: ClusterOps>(sh: &Shared<G, K>, step: Step) -> Ou
             // `unregister` only returns the three answers above.
             other => {
                 return Outcome::Failed {
-                    reason: format!("unexpected unregister answer {}", other.status()),
+                    failure: Failure::failed(format!(
+                        "unexpected unregister answer {}",
+                        other.status()
+                    )),
                 };
             }
         }
@@ -834,7 +838,8 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
             Err(ReadFail::Failed(why)) => {
                 return Err(Outcome::Held {
                     job: held,
-                    reason: Some(format!("not proven idle: {why}")),
+                    reason: Some("not proven idle: the runner could not be observed".into()),
+                    cause: Some(why),
                 });
             }
         };
@@ -846,6 +851,7 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
                     return Err(Outcome::Held {
                         job: Some(job),
                         reason: None,
+                        cause: None,
                     });
                 }
                 if held.as_deref() != Some(job.as_str()) {
@@ -863,6 +869,7 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
                         Stop::Deadline => Outcome::Held {
                             job: Some(job),
                             reason: None,
+                            cause: None,
                         },
                         s => sh.stopped(s, "while a held job runs; pod kept"),
                     });
@@ -881,6 +888,7 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
                         Stop::Deadline => Outcome::Held {
                             job: held,
                             reason: None,
+                            cause: None,
                         },
                         s => sh.stopped(s, "while a held job runs; pod kept"),
                     });
@@ -894,10 +902,12 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
                         return Ok(Confirmed::Idle(Proof::Quiet));
                     };
                     let reason = unseen.describe();
+                    let cause = unseen.cause().cloned();
                     if !sh.settings.wait {
                         return Err(Outcome::Held {
                             job: None,
                             reason: Some(reason),
+                            cause,
                         });
                     }
                     if let Err(s) = sh.pause(sh.settings.poll_interval).await {
@@ -905,6 +915,7 @@ async fn confirm<G: GitHubOps, K: ClusterOps>(
                             Stop::Deadline => Outcome::Held {
                                 job: None,
                                 reason: Some(reason),
+                                cause,
                             },
                             s => sh.stopped(
                                 s,

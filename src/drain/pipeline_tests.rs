@@ -8,14 +8,15 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::cli::Rate;
 use crate::context::Interrupt;
+use crate::drain::Rate;
 use crate::drain::event::{Event, Outcome};
 use crate::drain::evidence::{LogRead, Observation, PodNow};
 use crate::drain::ops::*;
 use crate::drain::pacer::{Limit, LimitKind, RateHint};
 use crate::drain::pipeline::{RunResult, Settings, run};
 use crate::drain::plan::*;
+use crate::error::{Failure, Kind};
 
 /// Everything the fakes saw, in order.
 #[derive(Default)]
@@ -132,7 +133,10 @@ impl ClusterOps for FakeCluster {
 
     async fn delete(&self, t: &DeleteTarget) -> Result<Deleted, ClusterError> {
         if *self.denied.lock().unwrap() {
-            return Err(ClusterError::Denied("pods is forbidden".into()));
+            return Err(ClusterError::Denied(Failure::new(
+                Kind::Auth,
+                "pods is forbidden",
+            )));
         }
         self.log.push(format!("delete {}", t.display()));
         Ok(self
@@ -437,6 +441,7 @@ async fn a_job_seen_after_a_204_holds_the_pod() {
         &Outcome::Held {
             job: Some("deploy".into()),
             reason: None,
+            cause: None,
         }
     );
     assert!(!log.all().iter().any(|l| l.starts_with("delete")));
@@ -502,7 +507,7 @@ async fn transient_failures_are_retried_then_fail_with_the_pod_untouched() {
     .await;
     assert!(matches!(outcome(&r, 0), Outcome::Drained { .. }));
     assert!(
-        matches!(outcome(&r, 1), Outcome::Failed { reason } if reason.contains("after 3 attempts"))
+        matches!(outcome(&r, 1), Outcome::Failed { failure } if failure.message.contains("after 3 attempts"))
     );
     let l = log.all();
     assert!(!l.iter().any(|x| x == "delete ephemeralrunner/ns/r2"));
@@ -621,7 +626,10 @@ async fn a_permission_error_stops_everything_and_touches_no_pod() {
         1,
         VecDeque::from([Unregistered::Denied {
             status: 403,
-            message: "Resource not accessible by integration".into(),
+            failure: Failure::new(
+                Kind::Auth,
+                "GitHub denied the request (403 Resource not accessible by integration)",
+            ),
         }]),
     );
     let mut s = settings(false);
@@ -637,8 +645,16 @@ async fn a_permission_error_stops_everything_and_touches_no_pod() {
         Interrupt::default(),
     )
     .await;
-    assert!(r.denied.as_deref().is_some_and(|d| d.contains("403")));
-    assert!(matches!(outcome(&r, 0), Outcome::Failed { .. }));
+    // The denial as data: named for the runner, GitHub's words below it, exit 4's kind.
+    let denied = r.denied.as_ref().expect("the run was denied");
+    assert_eq!(denied.kind, Kind::Auth);
+    assert_eq!(denied.message, "failed to unregister runner `r1`");
+    assert!(denied.causes[0].contains("403"), "{denied:?}");
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Failed { failure } if failure == denied),
+        "{:?}",
+        outcome(&r, 0)
+    );
     assert!(matches!(
         outcome(&r, 1),
         Outcome::Stopped { .. } | Outcome::Failed { .. }
@@ -919,7 +935,9 @@ async fn an_unreadable_log_is_held_and_never_deleted() {
     let (gh, k8s, log) = fakes();
     let unreadable = Observation {
         pod: PodNow::Running { started_at: None },
-        log: LogRead::Unreadable("the server was unable to return a response".into()),
+        log: LogRead::Unreadable(Failure::failed(
+            "the server was unable to return a response",
+        )),
         recorded_job: None,
     };
     script(&k8s, "r1", vec![unreadable; 50]);
@@ -932,8 +950,8 @@ async fn an_unreadable_log_is_held_and_never_deleted() {
     )
     .await;
     assert!(
-        matches!(outcome(&r, 0), Outcome::Held { job: None, reason: Some(why) }
-            if why.contains("could not be read")),
+        matches!(outcome(&r, 0), Outcome::Held { job: None, reason: Some(why), cause: Some(c) }
+            if why.contains("could not be read") && c.message.contains("unable to return")),
         "{:?}",
         outcome(&r, 0)
     );
@@ -964,7 +982,8 @@ async fn a_cut_log_is_read_on_and_a_job_in_the_rest_holds_the_pod() {
         outcome(&r, 0),
         &Outcome::Held {
             job: Some("e2e-4".into()),
-            reason: None
+            reason: None,
+            cause: None,
         }
     );
     // The rest was read at once, not after a pause.
@@ -1019,7 +1038,8 @@ async fn with_wait_a_held_job_is_never_released_by_silence() {
         outcome(&r, 0),
         &Outcome::Held {
             job: Some("deploy".into()),
-            reason: None
+            reason: None,
+            cause: None,
         }
     );
     assert!(!log.all().iter().any(|l| l.starts_with("delete")));
@@ -1084,7 +1104,7 @@ async fn a_runner_that_keeps_re_registering_fails_without_a_delete() {
     )
     .await;
     assert!(
-        matches!(outcome(&r, 0), Outcome::Failed { reason } if reason.contains("re-registered")),
+        matches!(outcome(&r, 0), Outcome::Failed { failure } if failure.message.contains("re-registered")),
         "{:?}",
         outcome(&r, 0)
     );
@@ -1113,8 +1133,8 @@ async fn a_422_that_is_not_a_running_job_is_reported_with_githubs_message() {
     )
     .await;
     assert!(
-        matches!(outcome(&r, 0), Outcome::Failed { reason }
-            if reason.contains("Validation Failed") && reason.contains("nothing changed")),
+        matches!(outcome(&r, 0), Outcome::Failed { failure }
+            if failure.message.contains("Validation Failed") && failure.message.contains("nothing changed")),
         "{:?}",
         outcome(&r, 0)
     );
@@ -1142,7 +1162,9 @@ async fn with_wait_a_non_busy_422_is_retried_at_the_poll_interval_and_bounded() 
         Interrupt::default(),
     )
     .await;
-    assert!(matches!(outcome(&r, 0), Outcome::Failed { reason } if reason.contains("spammed")));
+    assert!(
+        matches!(outcome(&r, 0), Outcome::Failed { failure } if failure.message.contains("spammed"))
+    );
     let deletes = log
         .all()
         .iter()
@@ -1199,7 +1221,7 @@ async fn a_lost_answer_then_failures_may_have_unregistered_the_runner() {
     )
     .await;
     assert!(
-        matches!(outcome(&r, 0), Outcome::Failed { reason } if reason.contains("may be unregistered")),
+        matches!(outcome(&r, 0), Outcome::Failed { failure } if failure.message.contains("may be unregistered")),
         "{:?}",
         outcome(&r, 0)
     );

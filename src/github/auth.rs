@@ -1,16 +1,23 @@
 //! Credentials for GitHub: a token (from `GH_TOKEN`, `GITHUB_TOKEN` or `--token-file`), or a
 //! GitHub App installation, whose short-lived token is minted from an RS256 JWT and renewed
-//! before it expires.
+//! before it expires; and the client's authenticated send, which mints that token (once for
+//! all concurrent requests) and mints again when GitHub refuses one thought fresh.
 //!
 //! Secrets stay in [`SecretString`]s: they are exposed only to build a header or sign a JWT.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use reqwest::{Method, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use url::Url;
 
 use crate::error::{Error, Result};
+use crate::github::client::GitHubClient;
+use crate::github::errors::{Failure, error_message};
+use crate::github::outcome::Reply;
 
 /// Renew an installation token this long before GitHub says it expires.
 pub(crate) const RENEW_BEFORE: Duration = Duration::from_secs(300);
@@ -59,7 +66,7 @@ struct Claims {
 
 /// A JWT for the App: issued 60 s in the past (clock drift) and valid 9 minutes, as GitHub
 /// recommends (at most 10).
-pub(crate) fn app_jwt(app: &AppCredentials, now: SystemTime) -> Result<SecretString> {
+fn app_jwt(app: &AppCredentials, now: SystemTime) -> Result<SecretString> {
     let now = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
     let key =
         EncodingKey::from_rsa_pem(app.private_key.expose_secret().as_bytes()).map_err(|e| {
@@ -88,15 +95,15 @@ pub(crate) fn app_jwt(app: &AppCredentials, now: SystemTime) -> Result<SecretStr
 
 /// `POST /app/installations/{id}/access_tokens` → 201 `{token, expires_at}`.
 #[derive(Deserialize)]
-pub(crate) struct InstallationToken {
-    pub token: String,
-    pub expires_at: Option<String>,
+struct InstallationToken {
+    token: String,
+    expires_at: Option<String>,
 }
 
 /// `GET /orgs/{org}/installation` → `{id, …}`.
 #[derive(Deserialize)]
-pub(crate) struct Installation {
-    pub id: u64,
+struct Installation {
+    id: u64,
 }
 
 /// A minted installation token and when to renew it.
@@ -125,6 +132,117 @@ impl Minted {
 
     pub fn fresh(&self, now: SystemTime) -> bool {
         now < self.renew_at
+    }
+}
+
+impl GitHubClient {
+    /// Sends one request with the current credentials; any HTTP status is `Ok`.
+    ///
+    /// An App's installation token that GitHub refuses (401) although it was thought fresh
+    /// (clock skew, a revoked token) is dropped and the request sent once more with a new one.
+    pub(super) async fn send(&self, method: Method, url: Url) -> Result<Reply, Failure> {
+        let bearer = self.bearer().await?;
+        let reply = self.send_as(method.clone(), url.clone(), &bearer).await?;
+        if reply.status != StatusCode::UNAUTHORIZED
+            || !matches!(self.credentials, Credentials::App(_))
+        {
+            return Ok(reply);
+        }
+        {
+            let mut minted = self.minted.lock().await;
+            // Another request may have renewed it already.
+            if minted
+                .as_ref()
+                .is_some_and(|m| m.token.expose_secret() == bearer.expose_secret())
+            {
+                *minted = None;
+            }
+        }
+        self.log(|| tracing::debug!("installation token refused (401); minting a new one"));
+        let bearer = self.bearer().await?;
+        self.send_as(method, url, &bearer).await
+    }
+
+    /// The token to send: the configured one, or the App's installation token, minted (once,
+    /// for all concurrent requests) when missing or about to expire.
+    async fn bearer(&self) -> Result<SecretString, Failure> {
+        let app = match &self.credentials {
+            Credentials::Token { token, .. } => return Ok(token.clone()),
+            Credentials::App(app) => app,
+        };
+        let mut minted = self.minted.lock().await;
+        let now = SystemTime::now();
+        if let Some(m) = minted.as_ref().filter(|m| m.fresh(now)) {
+            return Ok(m.token.clone());
+        }
+        let jwt = app_jwt(app, now).map_err(Failure::Auth)?;
+        let installation = match app.installation_id {
+            Some(id) => id,
+            None => {
+                let url = self
+                    .url_plain(&format!("{}/installation", self.scope.path()))
+                    .map_err(Failure::Auth)?;
+                let reply = self.send_as(Method::GET, url, &jwt).await?;
+                self.app_answer::<Installation>(&reply, app.app_id, "find its installation on")?
+                    .id
+            }
+        };
+        let url = self
+            .url_plain(&format!("app/installations/{installation}/access_tokens"))
+            .map_err(Failure::Auth)?;
+        let reply = self.send_as(Method::POST, url, &jwt).await?;
+        let t: InstallationToken =
+            self.app_answer(&reply, app.app_id, "get an installation token for")?;
+        let m = Minted::new(t.token, t.expires_at.as_deref(), now);
+        self.log(|| {
+            tracing::debug!(
+                "github: minted an installation token for GitHub App {} (installation \
+                 {installation}), expires at {}, renewed after {}",
+                app.app_id,
+                t.expires_at.as_deref().unwrap_or("(not given)"),
+                jiff::Timestamp::try_from(m.renew_at)
+                    .map(|t| t.to_string())
+                    .unwrap_or_default()
+            );
+        });
+        let token = m.token.clone();
+        *minted = Some(m);
+        Ok(token)
+    }
+
+    /// Decodes an answer of the App endpoints; refusals become errors naming the App.
+    fn app_answer<T: DeserializeOwned>(
+        &self,
+        reply: &Reply,
+        app_id: u64,
+        doing: &str,
+    ) -> Result<T, Failure> {
+        let status = reply.status.as_u16();
+        if reply.status.is_success() {
+            return serde_json::from_slice(&reply.body).map_err(|e| {
+                Failure::Auth(
+                    Error::failed(format!(
+                        "unexpected answer from GitHub's App API ({status})"
+                    ))
+                    .with_source(e),
+                )
+            });
+        }
+        let message = error_message(reply);
+        let what = format!(
+            "GitHub App {app_id} could not {doing} {} ({status} {message})",
+            self.scope.describe()
+        );
+        Err(Failure::Auth(match status {
+            401 => Error::auth(what)
+                .with_hint("check --app-id and that --app-key is the App's current private key"),
+            403 => Error::auth(what),
+            404 => Error::auth(what).with_hint(format!(
+                "install the App on {} (or pass --installation-id)",
+                self.scope.describe()
+            )),
+            _ => Error::failed(what),
+        }))
     }
 }
 

@@ -11,9 +11,10 @@ use tokio::sync::mpsc;
 use crate::context::Stream;
 use crate::drain::event::{Event, Outcome, WaitReason};
 use crate::drain::pacer::{LimitKind, RateReport, Spell};
-use crate::drain::plan::{Action, Step};
-use crate::error::Result;
+use crate::drain::plan::{Action, SkipReason, Step};
+use crate::error::{Failure, Result};
 use crate::output::audit::AuditLog;
+use crate::output::error::one_line;
 use crate::output::style::Presentation;
 
 /// The run's setting, for the prompt, the plan and the result document.
@@ -29,8 +30,8 @@ pub struct Scene {
     pub node: Option<String>,
 }
 
-/// The question asked before a drain.
-pub fn prompt(verb: &str, steps: &[Step], scene: &Scene) -> String {
+/// The question asked before a drain; `cordon` names the node cordoned first.
+pub fn prompt(verb: &str, steps: &[Step], scene: &Scene, cordon: Option<&str>) -> String {
     let c = crate::drain::plan::counts(steps);
     let mut q = format!(
         "{verb} {} runner{} of {}",
@@ -43,6 +44,9 @@ pub fn prompt(verb: &str, steps: &[Step], scene: &Scene) -> String {
     }
     q.push_str(&format!(", {}", namespaces(scene)));
     let mut notes = Vec::new();
+    if let Some(node) = cordon {
+        notes.push(format!("will cordon node/{node} first"));
+    }
     if c.wait > 0 {
         notes.push(format!("{} busy will be waited for", c.wait));
     }
@@ -309,6 +313,61 @@ pub fn rate_limit_summary(report: &RateReport) -> Option<String> {
     Some(line)
 }
 
+/// The dry run's line about the cordon, when there is one.
+pub fn dry_run_cordon(node: &str) -> String {
+    format!("would cordon node/{node} first\n")
+}
+
+/// What became of a runner, in full: the result document's `detail`.
+pub fn detail(o: &Outcome) -> String {
+    describe(o, false)
+}
+
+/// What the table and the event lines say of a runner: as [`detail`], but a denial only by
+/// what was denied, since the error that ends the run gives its cause and hint.
+pub fn brief_detail(o: &Outcome) -> String {
+    describe(o, true)
+}
+
+fn failure_text(f: &Failure, brief: bool) -> String {
+    if brief && f.is_denied() {
+        format!("{}: permission denied", f.message)
+    } else {
+        one_line(f)
+    }
+}
+
+fn describe(o: &Outcome, brief: bool) -> String {
+    match o {
+        Outcome::Drained { deleted, note } => match note {
+            Some(n) => format!("{deleted} ({n})"),
+            None => deleted.clone(),
+        },
+        Outcome::Skipped { reason } => reason.describe(),
+        Outcome::Held {
+            reason: Some(r),
+            cause,
+            ..
+        } => match cause {
+            Some(c) => format!("{r} ({}); unregistered, pod kept", failure_text(c, brief)),
+            None => format!("{r}; unregistered, pod kept"),
+        },
+        Outcome::Held {
+            job: Some(j),
+            reason: None,
+            ..
+        } => format!("job \"{j}\" started during unregistration; pod kept"),
+        Outcome::Held {
+            job: None,
+            reason: None,
+            ..
+        } => "a job started during unregistration; pod kept".into(),
+        Outcome::Failed { failure } => failure_text(failure, brief),
+        Outcome::TimedOut { stage } => format!("--timeout reached {stage}"),
+        Outcome::Stopped { stage } => stage.clone(),
+    }
+}
+
 pub fn runner_result(step: &Step, outcome: Option<&Outcome>) -> RunnerResult {
     let pod = step.candidate.pod.as_ref();
     let job = match outcome {
@@ -323,13 +382,27 @@ pub fn runner_result(step: &Step, outcome: Option<&Outcome>) -> RunnerResult {
         state: step.candidate.state.as_str(),
         plan: plan_label(step),
         outcome: outcome.map_or("planned", Outcome::label),
-        detail: outcome.map_or_else(|| describe_action(step), Outcome::detail),
+        detail: outcome.map_or_else(|| describe_action(step), detail),
         job,
     }
 }
 
-/// The summary table and pending list for stderr.
-pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool) -> String {
+/// How a run ended, for the lines after its summary table.
+#[derive(Debug, Default)]
+pub struct Ending<'a> {
+    /// What GitHub's rate limits cost the run.
+    pub rate_limits: Option<&'a RateReport>,
+    /// A permission error stopped the run; it is rendered after the summary.
+    pub denied: bool,
+    /// Why the runners that are `stopped` stopped, when the run knows it better than their
+    /// rows (`by Ctrl-C`); a denial says `by the permission error below`.
+    pub stopped: Option<String>,
+}
+
+/// The end of a drain on stderr: the table, one totals line, the rate-limit line when GitHub
+/// refused anything, then what to do about what remains (each said once: the rows are in the
+/// table).
+pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool, end: &Ending<'_>) -> String {
     let mut t = plain_table();
     if !no_headers {
         t.set_header(["RUNNER", "NAMESPACE", "NODE", "OUTCOME", "DETAIL"]);
@@ -341,7 +414,7 @@ pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool) -> String {
             r.namespace.unwrap_or_else(|| "-".into()),
             r.node.unwrap_or_else(|| "-".into()),
             r.outcome.to_owned(),
-            r.detail,
+            brief_detail(o),
         ]);
     }
     let tot = totals(outcomes.iter().map(|(_, o)| o));
@@ -350,30 +423,142 @@ pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool) -> String {
     } else {
         render(&mut t)
     };
-    out.push_str(&format!(
-        "{} selected: {} drained, {} skipped (busy), {} skipped (other), {} held, {} failed, {} timed out, {} stopped\n",
+    out.push_str(&totals_line(
         tot.selected,
-        tot.drained,
-        tot.skipped_busy,
-        tot.skipped,
-        tot.held,
-        tot.failed,
-        tot.timed_out,
-        tot.stopped
+        &[
+            (tot.drained, "drained"),
+            (tot.skipped_busy, "skipped (busy)"),
+            (tot.skipped, "skipped (other)"),
+            (tot.held, "held"),
+            (tot.failed, "failed"),
+            (tot.timed_out, "timed out"),
+            (tot.stopped, "stopped"),
+        ],
     ));
-    let pending: Vec<_> = outcomes.iter().filter(|(_, o)| o.is_pending()).collect();
-    if !pending.is_empty() {
-        out.push_str("There are runners still pending:\n");
-        for (s, o) in pending {
-            out.push_str(&format!(
-                "  runner/{} ({}: {})\n",
-                s.candidate.name,
-                o.label(),
-                o.detail()
-            ));
-        }
+    if let Some(line) = end.rate_limits.and_then(rate_limit_summary) {
+        out.push_str(&line);
+    }
+    for line in next_steps(outcomes.iter().map(|(_, o)| o), "drain", end) {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
+}
+
+/// `N selected: A drained, B held`: the counts that are not zero, in the order given.
+pub(crate) fn totals_line(selected: usize, counts: &[(usize, &str)]) -> String {
+    let parts: Vec<String> = counts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    if parts.is_empty() {
+        format!("{selected} selected\n")
+    } else {
+        format!("{selected} selected: {}\n", parts.join(", "))
+    }
+}
+
+/// `1 runner` / `3 runners`.
+pub(crate) fn runners(n: usize) -> String {
+    format!("{n} runner{}", if n == 1 { "" } else { "s" })
+}
+
+/// Why a runner held by a job is held, in the next steps.
+const JOB_STARTED: &str = "a job started during unregistration";
+
+/// What to do about what a run left undone, one line per kind of outcome: failures by the
+/// first one's cause, held runners grouped by why, busy and timed-out runners with the flag
+/// that drains them, stopped runners with why they stopped. `verb` is what running again does
+/// (`drain`, `recreate`).
+pub(crate) fn next_steps<'a>(
+    outcomes: impl IntoIterator<Item = &'a Outcome>,
+    verb: &str,
+    end: &Ending<'_>,
+) -> Vec<String> {
+    let mut failed: Vec<&Failure> = Vec::new();
+    let mut denied_failed = 0;
+    // Held runners by why (in the order first seen), with the first one's cause.
+    let mut held: Vec<(String, usize, Option<&Failure>)> = Vec::new();
+    let (mut busy, mut timed_out, mut stopped) = (0, 0, 0);
+    for o in outcomes {
+        match o {
+            Outcome::Failed { failure } if failure.is_denied() => denied_failed += 1,
+            Outcome::Failed { failure } => failed.push(failure),
+            Outcome::Held { reason, cause, .. } => {
+                let why = reason.clone().unwrap_or_else(|| JOB_STARTED.into());
+                match held.iter_mut().find(|(w, ..)| *w == why) {
+                    Some((_, n, _)) => *n += 1,
+                    None => held.push((why, 1, cause.as_ref())),
+                }
+            }
+            Outcome::Skipped {
+                reason: SkipReason::Busy { .. } | SkipReason::BusyAtUnregister,
+            } => busy += 1,
+            Outcome::TimedOut { .. } => timed_out += 1,
+            Outcome::Stopped { .. } => stopped += 1,
+            Outcome::Drained { .. } | Outcome::Skipped { .. } => {}
+        }
+    }
+    let mut lines = Vec::new();
+    if let Some(first) = failed.first() {
+        let cause = first.causes.last().unwrap_or(&first.message);
+        lines.push(if failed.len() == 1 {
+            format!("1 failed: {cause}")
+        } else {
+            format!("{} failed, the first: {cause}; see the table", failed.len())
+        });
+    }
+    if denied_failed > 0 && !end.denied {
+        // No closing error will follow to say it (a caller that renders none): say it here.
+        lines.push(format!("{denied_failed} failed: permission denied"));
+    }
+    for (why, n, cause) in held {
+        let kept = match (why == JOB_STARTED, n == 1) {
+            (true, true) => "unregistered, its pod kept until the job ends",
+            (true, false) => "unregistered, their pods kept until their jobs end",
+            (false, true) => "unregistered, its pod kept: it takes no new job",
+            (false, false) => "unregistered, their pods kept: they take no new job",
+        };
+        let line = match cause {
+            Some(c) if n == 1 => format!("1 held: {why} ({}); {kept}", failure_text(c, true)),
+            Some(c) => format!(
+                "{n} held: {why} (the first: {}); {kept}",
+                failure_text(c, true)
+            ),
+            None => format!("{n} held: {why}; {kept}"),
+        };
+        lines.push(line);
+    }
+    if busy > 0 {
+        lines.push(if busy == 1 {
+            format!("1 runner was busy: run again with --wait to {verb} it as its job finishes")
+        } else {
+            format!(
+                "{busy} runners were busy: run again with --wait to {verb} them as their jobs finish"
+            )
+        });
+    }
+    if timed_out > 0 {
+        lines.push(format!(
+            "{} timed out with nothing changed: run again with a longer --timeout",
+            runners(timed_out)
+        ));
+    }
+    if stopped > 0 {
+        let why = if end.denied {
+            "by the permission error below".to_owned()
+        } else {
+            end.stopped.clone().unwrap_or_default()
+        };
+        let sep = if why.is_empty() { "" } else { " " };
+        lines.push(format!(
+            "{} stopped{sep}{why}: run again to {verb} {}",
+            runners(stopped),
+            if stopped == 1 { "it" } else { "them" }
+        ));
+    }
+    lines
 }
 
 /// Consumes drain events: progress bars on a terminal, one line per event otherwise, and the
@@ -538,7 +723,7 @@ impl Lines {
                     self.say(format!(
                         "runner/{runner} {} ({})",
                         outcome.label(),
-                        outcome.detail()
+                        brief_detail(outcome)
                     ));
                 }
                 if let Some((_, main, _)) = &self.bars {

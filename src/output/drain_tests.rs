@@ -2,6 +2,7 @@
 
 use crate::drain::event::Outcome;
 use crate::drain::plan::*;
+use crate::error::{Failure, Kind};
 use crate::output::drain::*;
 
 fn step(name: &str, id: u64, state: State, owner: Owner, wait: bool) -> Step {
@@ -72,13 +73,31 @@ fn the_dry_run_plan_says_exactly_what_happens() {
 #[test]
 fn the_prompt_names_scope_context_namespaces_and_counts() {
     assert_eq!(
-        prompt("Drain", &steps(), &scene()),
+        prompt("Drain", &steps(), &scene(), None),
         "Drain 3 runners of org `acme` in context `prod`, namespace `arc-runners` (1 busy will be waited for, 1 busy will be skipped)?"
     );
 }
 
 #[test]
-fn the_summary_lists_outcomes_totals_and_what_is_pending() {
+fn the_prompt_and_the_dry_run_name_the_cordon() {
+    assert_eq!(
+        prompt("Drain", &steps()[..1], &scene(), Some("node-1")),
+        "Drain 1 runner of org `acme` in context `prod`, namespace `arc-runners` (will cordon node/node-1 first)?"
+    );
+    assert_eq!(dry_run_cordon("node-1"), "would cordon node/node-1 first\n");
+}
+
+fn denied_delete(name: &str) -> Failure {
+    Failure {
+        kind: Kind::Auth,
+        message: format!("failed to delete ephemeralrunners `arc-runners/{name}`"),
+        causes: vec!["Kubernetes denied `delete` on `ephemeralrunners` (403 forbidden)".into()],
+        hint: Some("grant `delete` on ephemeralrunners".into()),
+    }
+}
+
+#[test]
+fn the_summary_is_the_table_one_totals_line_and_the_next_steps() {
     let s = steps();
     let outcomes = vec![
         (
@@ -101,26 +120,28 @@ fn the_summary_lists_outcomes_totals_and_what_is_pending() {
             Outcome::Held {
                 job: Some("deploy".into()),
                 reason: None,
+                cause: None,
             },
         ),
         (
             s[3].clone(),
             Outcome::Failed {
-                reason: "unregister failed after 5 attempts: 502 Bad Gateway; pod untouched".into(),
+                failure: Failure::failed(
+                    "unregister failed after 5 attempts: 502 Bad Gateway; pod untouched",
+                ),
             },
         ),
     ];
-    insta::assert_snapshot!(summary(&outcomes, false), @r#"
+    insta::assert_snapshot!(summary(&outcomes, false, &Ending::default()), @r#"
     RUNNER        NAMESPACE    NODE    OUTCOME       DETAIL
     set-runner-a  arc-runners  node-1  drained       ephemeralrunner/arc-runners/set-runner-a
     set-runner-b  arc-runners  node-1  skipped-busy  busy: job "build (linux)"
     rd-x1         arc-runners  node-1  held          job "deploy" started during unregistration; pod kept
     rs-0          arc-runners  node-1  failed        unregister failed after 5 attempts: 502 Bad Gateway; pod untouched
-    4 selected: 1 drained, 1 skipped (busy), 0 skipped (other), 1 held, 1 failed, 0 timed out, 0 stopped
-    There are runners still pending:
-      runner/set-runner-b (skipped-busy: busy: job "build (linux)")
-      runner/rd-x1 (held: job "deploy" started during unregistration; pod kept)
-      runner/rs-0 (failed: unregister failed after 5 attempts: 502 Bad Gateway; pod untouched)
+    4 selected: 1 drained, 1 skipped (busy), 1 held, 1 failed
+    1 failed: unregister failed after 5 attempts: 502 Bad Gateway; pod untouched
+    1 held: a job started during unregistration; unregistered, its pod kept until the job ends
+    1 runner was busy: run again with --wait to drain it as its job finishes
     "#);
     assert_eq!(
         totals(outcomes.iter().map(|(_, o)| o)),
@@ -135,6 +156,115 @@ fn the_summary_lists_outcomes_totals_and_what_is_pending() {
             stopped: 0
         }
     );
+}
+
+#[test]
+fn held_runners_are_grouped_by_why_and_failures_told_by_their_first_cause() {
+    let s = steps();
+    let unreadable = |pod: &str| Outcome::Held {
+        job: None,
+        reason: Some("not proven idle: the runner log could not be read".into()),
+        cause: Some(
+            Failure::failed("timed out")
+                .context(format!("failed to read the log of pod `arc-runners/{pod}`")),
+        ),
+    };
+    let outcomes = vec![
+        (s[0].clone(), unreadable("set-runner-a")),
+        (s[1].clone(), unreadable("set-runner-b")),
+        (
+            s[2].clone(),
+            Outcome::Failed {
+                failure: Failure::failed("connection reset by peer")
+                    .context("failed to get pod `arc-runners/rd-x1`"),
+            },
+        ),
+        (
+            s[3].clone(),
+            Outcome::Failed {
+                failure: Failure::failed("503 Service Unavailable")
+                    .context("failed to get pod `arc-runners/rs-0`"),
+            },
+        ),
+    ];
+    insta::assert_snapshot!(summary(&outcomes, false, &Ending::default()), @r"
+    RUNNER        NAMESPACE    NODE    OUTCOME  DETAIL
+    set-runner-a  arc-runners  node-1  held     not proven idle: the runner log could not be read (failed to read the log of pod `arc-runners/set-runner-a`: timed out); unregistered, pod kept
+    set-runner-b  arc-runners  node-1  held     not proven idle: the runner log could not be read (failed to read the log of pod `arc-runners/set-runner-b`: timed out); unregistered, pod kept
+    rd-x1         arc-runners  node-1  failed   failed to get pod `arc-runners/rd-x1`: connection reset by peer
+    rs-0          arc-runners  node-1  failed   failed to get pod `arc-runners/rs-0`: 503 Service Unavailable
+    4 selected: 2 held, 2 failed
+    2 failed, the first: connection reset by peer; see the table
+    2 held: not proven idle: the runner log could not be read (the first: failed to read the log of pod `arc-runners/set-runner-a`: timed out); unregistered, their pods kept: they take no new job
+    ");
+}
+
+#[test]
+fn a_denial_is_named_in_the_rows_and_left_to_the_error_that_ends_the_run() {
+    let s = steps();
+    let denied = denied_delete("set-runner-a");
+    let outcomes = vec![
+        (
+            s[0].clone(),
+            Outcome::Failed {
+                failure: denied.clone(),
+            },
+        ),
+        (
+            s[2].clone(),
+            Outcome::Stopped {
+                stage: "stopped by a permission error before the unregister; nothing changed"
+                    .into(),
+            },
+        ),
+        (
+            s[3].clone(),
+            Outcome::TimedOut {
+                stage: "while waiting for the busy runner; nothing changed".into(),
+            },
+        ),
+    ];
+    let end = Ending {
+        denied: true,
+        ..Ending::default()
+    };
+    let text = summary(&outcomes, false, &end);
+    insta::assert_snapshot!(text, @r"
+    RUNNER        NAMESPACE    NODE    OUTCOME    DETAIL
+    set-runner-a  arc-runners  node-1  failed     failed to delete ephemeralrunners `arc-runners/set-runner-a`: permission denied
+    rd-x1         arc-runners  node-1  stopped    stopped by a permission error before the unregister; nothing changed
+    rs-0          arc-runners  node-1  timed-out  --timeout reached while waiting for the busy runner; nothing changed
+    3 selected: 1 failed, 1 timed out, 1 stopped
+    1 runner timed out with nothing changed: run again with a longer --timeout
+    1 runner stopped by the permission error below: run again to drain it
+    ");
+    assert!(!text.contains("403"), "the cause is the error's to tell");
+    // The result document keeps the whole chain.
+    let doc = document(
+        &scene(),
+        4,
+        &[s[0].clone()],
+        Some(&[Outcome::Failed { failure: denied }]),
+    );
+    assert_eq!(
+        doc.runners[0].detail,
+        "failed to delete ephemeralrunners `arc-runners/set-runner-a`: Kubernetes denied `delete` on `ephemeralrunners` (403 forbidden)"
+    );
+}
+
+#[test]
+fn nothing_left_to_do_ends_with_the_totals() {
+    let s = steps();
+    let outcomes = vec![(
+        s[0].clone(),
+        Outcome::Drained {
+            deleted: "ephemeralrunner/arc-runners/set-runner-a".into(),
+            note: None,
+        },
+    )];
+    let text = summary(&outcomes, true, &Ending::default());
+    assert_eq!(text.lines().last(), Some("1 selected: 1 drained"), "{text}");
+    assert_eq!(summary(&[], false, &Ending::default()), "0 selected\n");
 }
 
 #[test]

@@ -1,17 +1,34 @@
-//! Renders an `Error` for the operator: message, cause chain, hint.
+//! Renders an error for the operator: the `error:` block (message, cause chain, hint) that ends
+//! a failed command, and the one-line form a table cell or a result document holds.
 
-use crate::error::Error;
+use crate::error::{Error, Failure};
 
 /// `error: MESSAGE`, then `  caused by: CAUSE` per cause, then `  hint: HINT`.
 pub fn render_error(e: &Error) -> String {
-    let mut out = format!("error: {}\n", e.message());
-    for cause in e.causes() {
+    render_failure(&Failure::from(e))
+}
+
+/// [`render_error`] of the error a [`Failure`] holds.
+pub fn render_failure(f: &Failure) -> String {
+    let mut out = format!("error: {}\n", f.message);
+    for cause in &f.causes {
         out.push_str(&format!("  caused by: {cause}\n"));
     }
-    if let Some(h) = e.hint() {
+    if let Some(h) = &f.hint {
         out.push_str(&format!("  hint: {h}\n"));
     }
     out
+}
+
+/// The message and its causes on one line (`MESSAGE: CAUSE: CAUSE`), without the hint: what a
+/// table cell, an event line or a result document's `detail` says of a failure.
+pub fn one_line(f: &Failure) -> String {
+    let mut text = f.message.clone();
+    for c in &f.causes {
+        text.push_str(": ");
+        text.push_str(c);
+    }
+    text
 }
 
 #[cfg(test)]
@@ -28,5 +45,20 @@ mod tests {
           caused by: GitHub rejected the token (401 Bad credentials)
           hint: org runners need a token with `admin:org`
         ");
+    }
+
+    #[test]
+    fn one_line_joins_the_chain_and_leaves_the_hint() {
+        let f = Failure::failed("connection reset")
+            .context("failed to delete pod `ns/p`")
+            .context("failed to drain");
+        let f = Failure {
+            hint: Some("retry".into()),
+            ..f
+        };
+        assert_eq!(
+            one_line(&f),
+            "failed to drain: failed to delete pod `ns/p`: connection reset"
+        );
     }
 }

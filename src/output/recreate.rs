@@ -9,8 +9,10 @@ use serde::Serialize;
 use crate::drain::event::Outcome;
 use crate::drain::plan::Step;
 use crate::output::drain::{
-    RunnerResult, Scene, describe_action, plain_table, render, runner_result,
+    Ending, RunnerResult, Scene, brief_detail, describe_action, next_steps, plain_table, render,
+    runner_result, totals_line,
 };
+use crate::output::error::one_line;
 use crate::recreate::rolling::{BatchRecord, Progress, ReplacementStatus, Row};
 
 /// The line shown for what the rolling recreate is doing (through the progress reporter, so
@@ -95,7 +97,11 @@ fn replacement_doc(r: &ReplacementStatus) -> ReplacementDoc {
         ReplacementStatus::Missing { waited, last_error } => {
             d.status = "missing";
             d.detail = Some(match last_error {
-                Some(e) => format!("not ready after {}; last error: {e}", seconds(*waited)),
+                Some(e) => format!(
+                    "not ready after {}; last error: {}",
+                    seconds(*waited),
+                    one_line(e)
+                ),
                 None => format!("not ready after {}", seconds(*waited)),
             });
         }
@@ -304,8 +310,9 @@ pub fn plan_document(
     }
 }
 
-/// The summary for stderr: each old runner with its replacement, totals, what is pending.
-pub fn summary(rows: &[Row], halted: Option<&str>, no_headers: bool) -> String {
+/// The end of a recreate on stderr: each old runner with its replacement, one totals line, the
+/// rate-limit line when GitHub refused anything, then what to do about what remains.
+pub fn summary(rows: &[Row], no_headers: bool, end: &Ending<'_>) -> String {
     let mut t = plain_table();
     if !no_headers {
         t.set_header([
@@ -321,12 +328,13 @@ pub fn summary(rows: &[Row], halted: Option<&str>, no_headers: bool) -> String {
     }
     for row in rows {
         let r = runner_doc(row);
+        let brief = brief_detail(&row.outcome);
         let (rep, id, after, detail) = match &row.replacement {
             Some(ReplacementStatus::Ready(rep)) => (
                 rep.name.clone(),
                 rep.id.to_string(),
                 seconds(rep.ready_after),
-                r.runner.detail.clone(),
+                brief,
             ),
             Some(other) => {
                 let d = replacement_doc(other);
@@ -334,10 +342,10 @@ pub fn summary(rows: &[Row], halted: Option<&str>, no_headers: bool) -> String {
                     d.status.to_owned(),
                     "-".into(),
                     "-".into(),
-                    d.detail.unwrap_or(r.runner.detail.clone()),
+                    d.detail.unwrap_or(brief),
                 )
             }
-            None => ("-".into(), "-".into(), "-".into(), r.runner.detail.clone()),
+            None => ("-".into(), "-".into(), "-".into(), brief),
         };
         t.add_row([
             r.runner.name.clone(),
@@ -356,41 +364,53 @@ pub fn summary(rows: &[Row], halted: Option<&str>, no_headers: bool) -> String {
     } else {
         render(&mut t)
     };
-    out.push_str(&format!(
-        "{} selected: {} recreated ({} replacements ready, {} missing, {} already replaced by ARC), {} skipped (busy), {} skipped (other), {} held, {} failed, {} timed out, {} stopped\n",
+    let replacements: Vec<String> = [
+        (tot.replacements_ready, "ready"),
+        (tot.replacements_missing, "missing"),
+        (tot.already_replaced, "already replaced by ARC"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    let recreated = if replacements.is_empty() {
+        "recreated".to_owned()
+    } else {
+        format!("recreated ({})", replacements.join(", "))
+    };
+    out.push_str(&totals_line(
         tot.selected,
-        tot.recreated,
-        tot.replacements_ready,
-        tot.replacements_missing,
-        tot.already_replaced,
-        tot.skipped_busy,
-        tot.skipped,
-        tot.held,
-        tot.failed,
-        tot.timed_out,
-        tot.stopped
+        &[
+            (tot.recreated, recreated.as_str()),
+            (tot.skipped_busy, "skipped (busy)"),
+            (tot.skipped, "skipped (other)"),
+            (tot.held, "held"),
+            (tot.failed, "failed"),
+            (tot.timed_out, "timed out"),
+            (tot.stopped, "stopped"),
+        ],
     ));
-    if let Some(h) = halted {
-        out.push_str(&format!("Stopped early: {h}.\n"));
+    if let Some(line) = end
+        .rate_limits
+        .and_then(crate::output::drain::rate_limit_summary)
+    {
+        out.push_str(&line);
     }
-    let pending: Vec<&Row> = rows
-        .iter()
-        .filter(|r| {
-            r.outcome.is_pending()
-                || matches!(r.replacement, Some(ReplacementStatus::Missing { .. }))
-        })
-        .collect();
-    if !pending.is_empty() {
-        out.push_str("There are runners still pending:\n");
-        for r in pending {
-            let what = match &r.replacement {
-                Some(ReplacementStatus::Missing { .. }) => {
-                    "replacement-missing: no replacement became ready".to_owned()
-                }
-                _ => format!("{}: {}", r.outcome.label(), r.outcome.detail()),
-            };
-            out.push_str(&format!("  runner/{} ({what})\n", r.step.candidate.name));
-        }
+    let mut lines = Vec::new();
+    if tot.replacements_missing > 0 {
+        lines.push(if tot.replacements_missing == 1 {
+            "1 replacement was not ready within --ready-timeout, so no further batch was started: see `arcctl list` before recreating more".to_owned()
+        } else {
+            format!(
+                "{} replacements were not ready within --ready-timeout, so no further batch was started: see `arcctl list` before recreating more",
+                tot.replacements_missing
+            )
+        });
+    }
+    lines.extend(next_steps(rows.iter().map(|r| &r.outcome), "recreate", end));
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
     }
     out
 }

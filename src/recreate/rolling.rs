@@ -22,7 +22,7 @@ use crate::drain::event::{Event, Outcome};
 use crate::drain::pacer::{Answer, Call, Pacer, RateReport};
 use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::Step;
-use crate::error::Kind;
+use crate::error::{Failure, Kind};
 use crate::github::{GitHubClient, ReadError as GhReadError};
 use crate::recreate::batch;
 use crate::recreate::ready::{self, Expectation, PodKey, Replacement};
@@ -54,7 +54,7 @@ pub enum ReplacementStatus {
     /// Not ready within `--ready-timeout` (or the wait was cut short by Ctrl-C).
     Missing {
         waited: Duration,
-        last_error: Option<String>,
+        last_error: Option<Failure>,
     },
     /// `--no-wait-ready`, or the run stopped before the wait.
     NotWaited,
@@ -102,7 +102,7 @@ pub struct RollingResult {
     pub batches: Vec<BatchRecord>,
     pub interrupted: bool,
     /// Set when GitHub or Kubernetes denied permission and the run stopped.
-    pub denied: Option<String>,
+    pub denied: Option<Failure>,
     /// Why no further batch was started, when the run stopped early.
     pub halted: Option<String>,
     /// What GitHub's rate limits cost the whole run.
@@ -243,7 +243,7 @@ pub async fn run(
                 Ok(b) => b,
                 Err(e) => {
                     if e.kind() == Kind::Auth {
-                        denied = Some(crate::output::render_error(&e));
+                        denied = Some(Failure::from(&e));
                     }
                     halted = Some(format!("could not list the runner pods: {e}"));
                     break;
@@ -389,7 +389,7 @@ pub async fn run(
         .map(|(i, step)| Row {
             step,
             outcome: outcomes[i].take().unwrap_or(Outcome::Failed {
-                reason: "internal error: no outcome was recorded".into(),
+                failure: Failure::failed("internal error: no outcome was recorded"),
             }),
             batch: batch_of[i],
             replacement: repl[i].take(),
@@ -444,9 +444,9 @@ async fn snapshot(clients: &Clients) -> crate::error::Result<BTreeSet<PodKey>> {
 
 struct Waited {
     found: Vec<Option<Replacement>>,
-    last_error: Option<String>,
+    last_error: Option<Failure>,
     interrupted: bool,
-    denied: Option<String>,
+    denied: Option<Failure>,
 }
 
 /// The run's pacer, which the replacement lookups pass like the pipeline's GitHub calls, and
@@ -535,14 +535,14 @@ async fn wait_ready(
                         Ok(Some(reg)) => regs.push(reg),
                         Ok(None) => {}
                         Err(GhReadError::Denied(e)) => {
-                            w.denied = Some(crate::output::render_error(&e));
+                            w.denied = Some(Failure::from(e));
                             return w;
                         }
                         Err(GhReadError::RateLimited { wait, error, .. }) => {
                             nap = nap.max(wait);
-                            w.last_error = Some(error.to_string());
+                            w.last_error = Some(Failure::from(error));
                         }
-                        Err(GhReadError::Other(e)) => w.last_error = Some(e.to_string()),
+                        Err(GhReadError::Other(e)) => w.last_error = Some(Failure::from(e)),
                     }
                 }
                 let now = Instant::now();
@@ -554,11 +554,11 @@ async fn wait_ready(
                 }
             }
             Err(e) if e.kind() == Kind::Auth => {
-                w.denied = Some(crate::output::render_error(&e));
+                w.denied = Some(Failure::from(e));
                 return w;
             }
             // Transient: keep looking until the ready timeout; say what went wrong if it passes.
-            Err(e) => w.last_error = Some(e.to_string()),
+            Err(e) => w.last_error = Some(Failure::from(e)),
         }
         let now = Instant::now();
         if now >= until {

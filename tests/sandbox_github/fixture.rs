@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arcctl::cli::SandboxArgs;
+use arcctl::sandbox::Options as SandboxArgs;
 use arcctl::sandbox::github_api::{self, ManualClock};
 use arcctl::sandbox::world::{self, Label, Registration, Scope, SharedWorld, World};
 use reqwest::{Method, StatusCode};

@@ -4,8 +4,8 @@
 use std::ffi::{OsStr, OsString};
 use std::time::Duration;
 
-use arcctl::cli::SandboxArgs;
 use arcctl::context::{Env, Interrupt};
+use arcctl::sandbox::Options;
 use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::report::Report;
 use arcctl::sandbox::store::{FieldSelector, PODS};
@@ -20,7 +20,7 @@ pub fn install_tls() {
 }
 
 /// Sandbox options from `arcctl sandbox` words, every default as the command has it.
-pub fn options<I, S>(words: I) -> SandboxArgs
+pub fn options<I, S>(words: I) -> Options
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
