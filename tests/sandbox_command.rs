@@ -217,7 +217,7 @@ fn kubectl_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// DESIGN §5's check: `kubectl delete pods --all` kills every running job.
+/// The check of docs/design.md §5: `kubectl delete pods --all` kills every running job.
 #[test]
 fn kubectl_deleting_every_pod_kills_every_busy_runners_job() {
     if !kubectl_available() {
