@@ -8,7 +8,13 @@ use std::path::{Path, PathBuf};
 const SECTION: char = '\u{a7}';
 
 /// Documents that comments used to cite and that are not in the repository.
-const ELSEWHERE: &[&str] = &["arc.md", "github-api.md", "anchors.md", "DESIGN.md", "DESIGN "];
+const ELSEWHERE: &[&str] = &[
+    "arc.md",
+    "github-api.md",
+    "anchors.md",
+    "DESIGN.md",
+    "DESIGN ",
+];
 
 /// The section numbers of `docs/design.md`'s headings: `## 4. The drain pipeline` → `4`,
 /// `### 4.3 Proving a runner idle` → `4.3`.
@@ -114,12 +120,18 @@ fn every_section_reference_names_a_heading_of_the_design() {
             for n in cited(line) {
                 seen += 1;
                 if !sections.contains(&n) {
-                    wrong.push(format!("{shown}:{}: no heading {SECTION}{n}: {line}", i + 1));
+                    wrong.push(format!(
+                        "{shown}:{}: no heading {SECTION}{n}: {line}",
+                        i + 1
+                    ));
                 }
             }
         }
     }
-    assert!(seen > 20, "only {seen} references found: is the scan reading the tree?");
+    assert!(
+        seen > 20,
+        "only {seen} references found: is the scan reading the tree?"
+    );
     assert!(
         wrong.is_empty(),
         "section references that docs/design.md does not have:\n{}",
