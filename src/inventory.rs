@@ -1,4 +1,4 @@
-//! Runners × pods → states (DESIGN §3): the join of GitHub registrations with ARC runner pods,
+//! Runners × pods → states (docs/design.md §3): the join of GitHub registrations with ARC runner pods,
 //! the selection filters, and the gathering of both sides concurrently.
 //!
 //! The join, states and filters are pure functions; [`gather`] is the only I/O here and it
@@ -115,7 +115,7 @@ type Sides = (Vec<Runner>, Vec<(RunnerPod, Option<EphemeralRunner>)>);
 /// Joins registrations with runner pods (and their EphemeralRunners) by name.
 ///
 /// `pods` must hold only pods of the selected namespaces: a registration whose pod is elsewhere
-/// is `registration-only`, as DESIGN §3 says. The result is sorted by name, then namespace.
+/// is `registration-only`, as docs/design.md §3.2 says. The result is sorted by name, then namespace.
 pub fn join(
     registrations: Vec<Runner>,
     pods: Vec<RunnerPod>,

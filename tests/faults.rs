@@ -1,4 +1,4 @@
-//! The fault suite: each fault class of DESIGN.md §4, alone and with job traffic. Whatever
+//! The fault suite: each fault class of docs/design.md §4, alone and with job traffic. Whatever
 //! GitHub or Kubernetes does, arcctl deletes nothing without a 204/404 unregister and an idle
 //! check, accounts for every runner, kills no job and exits with the code its outcomes call
 //! for. Only 127.0.0.1; every wait is bounded; no assertion on how long anything took.

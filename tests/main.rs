@@ -29,6 +29,8 @@ mod auth;
 mod auth_in_cluster;
 /// Bad flags, environment, files, kubeconfigs, URLs and server answers.
 mod bad_input;
+/// Every `§` reference names a heading of docs/design.md.
+mod design_references;
 /// `arcctl drain`: every branch of the pipeline against the sandbox.
 mod drain;
 /// Each fault class alone and with job traffic: the invariant holds.

@@ -192,7 +192,7 @@ async fn the_in_process_sandbox_api() {
     assert!(!dir.exists(), "the temp dir goes with the sandbox");
 }
 
-/// DESIGN §5's check: `kubectl delete pods --all` kills every running job.
+/// The check of docs/design.md §5: `kubectl delete pods --all` kills every running job.
 #[test]
 fn kubectl_deleting_every_pod_kills_every_busy_runners_job() {
     // The kubectl on PATH, or a failure saying it is missing.

@@ -1,6 +1,6 @@
 //! What ARC's labels, annotations and owner references say about a pod: is it a runner pod,
 //! which scale set or deployment it belongs to, which ARC mode created it, which runner id it
-//! recorded. Pure functions over plain data (see `reference/arc.md` §3).
+//! recorded. Pure functions over plain data (see docs/design.md §7.1).
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! Proving a runner idle after its unregister (pure).
 //!
 //! After GitHub's 204 no new job is assigned, but one may have started just before (the race of
-//! DESIGN.md §1), and its traces lag: the runner's `Running job:` line and the EphemeralRunner's
+//! docs/design.md §1), and its traces lag: the runner's `Running job:` line and the EphemeralRunner's
 //! `status.jobId` appear seconds after the job began, and a dind image buries them under
 //! dockerd's lines. So the drain does not ask "do I see a job?" but "is there proof that none
 //! runs?", and reads the runner log by time, not by line count:
@@ -25,7 +25,7 @@ use crate::cluster::runner_log::{completed_job, started_job};
 use crate::error::Failure;
 
 /// What the runner prints when it learns, at its next message poll, that its registration is
-/// gone (actions/runner's listener; `reference/arc.md` §8). An idle runner then exits.
+/// gone (actions/runner's listener; docs/design.md §7.5). An idle runner then exits.
 const REGISTRATION_DELETED: &str = "registration has been deleted";
 /// What the runner prints when it waits for a job (at its start, and after each job of a
 /// runner that is not ephemeral).

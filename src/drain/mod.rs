@@ -1,4 +1,4 @@
-//! `drain`: take runners out of service without killing a job (DESIGN.md §4).
+//! `drain`: take runners out of service without killing a job (docs/design.md §4).
 //!
 //! `plan` decides (pure), `pipeline` acts through the `ops` traits and emits `event`s, `pacer`
 //! gates every GitHub call (unregisters spaced at a pace; after a rate limit, a wait, a lone

@@ -1,4 +1,4 @@
-//! The drain pipeline of DESIGN.md §4, per runner, for many runners at once.
+//! The drain pipeline of docs/design.md §4, per runner, for many runners at once.
 //!
 //! Invariant: no pod or ARC object is deleted unless GitHub answered 204 or 404 to this run's
 //! unregister of that runner and the idle check passed afterwards.

@@ -1,5 +1,5 @@
 //! The pipeline's decisions against scripted GitHub and cluster fakes: every branch of
-//! DESIGN.md §4, and the invariant that nothing is deleted without a 204/404 and an idle check.
+//! docs/design.md §4, and the invariant (§4.2) that nothing is deleted without a 204/404 and an idle check.
 //! Time is tokio's paused clock, so waits cost nothing and nothing here is time-sensitive.
 
 use std::collections::{BTreeMap, VecDeque};

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 pub use crate::inventory::State;
 
-/// Who owns a runner pod, which decides what a drain deletes (DESIGN.md §3, arc.md §3).
+/// Who owns a runner pod, which decides what a drain deletes (docs/design.md §3.3, §7.1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Owner {

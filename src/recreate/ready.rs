@@ -1,7 +1,7 @@
 //! Recognising replacements: which new runner took the place of each deleted one, and whether
 //! it is ready (pod Running, registration online on GitHub).
 //!
-//! What replaces what (reference/arc.md §3): a deleted EphemeralRunner or legacy Runner is
+//! What replaces what (docs/design.md §7.1): a deleted EphemeralRunner or legacy Runner is
 //! replaced by a runner with a new name in the same scale set / RunnerDeployment; a deleted
 //! RunnerSet pod comes back under the same name and registers under a new id. Names of new
 //! runners can't be known in advance, so a replacement is any runner pod of the same pool that

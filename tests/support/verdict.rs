@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use arcctl::sandbox::report::Report;
 use serde_json::Value;
 
-/// The invariant of design.md §4.2 on one run: every delete of a runner's object comes after an
-/// unregister of that runner that GitHub answered 204 or 404, and after an idle check
+/// The invariant of docs/design.md §4.2 on one run: every delete of a runner's object comes
+/// after an unregister of that runner that GitHub answered 204 or 404, and after an idle check
 /// (a runner log read), and the sandbox saw no more successful deletes than the audit log
 /// records. Returns what is wrong.
 pub fn unsafe_deletes(audit: &[Value], report: &Report) -> Vec<String> {
@@ -65,7 +65,7 @@ pub fn unsafe_deletes(audit: &[Value], report: &Report) -> Vec<String> {
     wrong
 }
 
-/// The exit code design.md §2.4 gives a drain with these outcome labels.
+/// The exit code docs/design.md §2.4 gives a drain with these outcome labels.
 pub fn expected_exit(doc: &Value, interrupted: bool) -> u8 {
     let labels: Vec<&str> = doc["runners"]
         .as_array()

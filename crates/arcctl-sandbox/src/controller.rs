@@ -1,5 +1,5 @@
 //! The ARC-like controller: creates runners for the pools, starts them, and reacts to deletions
-//! as ARC does in each mode (`reference/arc.md` §2.3–2.5, §3):
+//! as ARC does in each mode (docs/design.md §7):
 //!
 //! - scale sets: a deleted bare pod is recreated under the same name, bound to the same
 //!   registration (a runner whose registration is gone is then stuck); a deleted
@@ -25,7 +25,7 @@
 //! The runner process is modelled too: an idle runner whose registration is deleted notices at
 //! its next message poll, logs actions/runner's registration-deleted line and exits (exit code
 //! 0 by default, as `run.sh` ends after the listener's terminated error); ARC then treats it as
-//! any terminated runner container (`reference/arc.md` §1.8, §2.5).
+//! any terminated runner container (docs/design.md §7.4).
 //!
 //! Reactions run synchronously inside the world's lock; a pod's start-up (Pending → Running,
 //! registration online), its waiting reasons, the reaping of an exited runner, ARC's finalizer
@@ -598,8 +598,8 @@ impl World {
         let _ = match &slot.owner {
             Owner::EphemeralRunner(er) if slot.state == SlotState::Failed => {
                 // `deletePodAsFailed`: the failure is recorded on the EphemeralRunner and the
-                // pod deleted; ARC recreates it with the same JIT config (`reference/arc.md`
-                // §2.5).
+                // pod deleted; ARC recreates it with the same JIT config (docs/design.md
+                // §7.4).
                 let at = self.k8s_now();
                 let uid = slot.pod_uid.clone();
                 let _ = self.store.modify(EPHEMERAL_RUNNERS, ns, er, |o| {
@@ -813,8 +813,8 @@ impl World {
         }
     }
 
-    /// ARC's EphemeralRunner finalizer (`ephemeralrunner_controller.go`, `reference/arc.md`
-    /// §2.3): remove the runner from the service — while its job runs the service refuses
+    /// ARC's EphemeralRunner finalizer (`ephemeralrunner_controller.go`, docs/design.md
+    /// §7.2): remove the runner from the service — while its job runs the service refuses
     /// ("Runner is not finished yet, retrying in 30s": pod untouched); a registration already
     /// gone is fine — then delete the pod (a job still running on it dies), then drop the
     /// finalizers: the object goes.

@@ -304,7 +304,7 @@ impl World {
     }
 
     /// ARC's listener gets JobStarted for job `id` and patches the EphemeralRunner of pod uid
-    /// `uid` (`reference/arc.md` §2.4) — only while the job still runs on that pod.
+    /// `uid` (docs/design.md §7.3) — only while the job still runs on that pod.
     pub(crate) fn record_job(&mut self, id: u64, uid: &str) {
         let Some(job) = self
             .jobs

@@ -1,5 +1,5 @@
 //! The Kubernetes manifests the simulated ARC creates, shaped as ARC creates them
-//! (`reference/arc.md` §3): names, labels, annotations, owner references, containers.
+//! (docs/design.md §7.1): names, labels, annotations, owner references, containers.
 
 use serde_json::{Value, json};
 
@@ -118,7 +118,7 @@ pub(crate) fn ephemeral_runner_set(pool: &Pool, org: &str, ars: &Value) -> Value
     })
 }
 
-/// The finalizers ARC puts on every EphemeralRunner (`reference/arc.md` §2.3, §8): the first
+/// The finalizers ARC puts on every EphemeralRunner (docs/design.md §7.2): the first
 /// deletes the pod and secret, the second removes the runner from the service.
 pub(crate) const EPHEMERAL_RUNNER_FINALIZER: &str = "ephemeralrunner.actions.github.com/finalizer";
 pub(crate) const REGISTRATION_FINALIZER: &str =
@@ -234,7 +234,7 @@ pub(crate) fn runner(pool: &Pool, org: &str, rrs: &Value) -> Value {
 
 /// The runner container of a legacy pod: `summerwind/actions-runner` with a docker sidecar, or
 /// (`dind`) `summerwind/actions-runner-dind` running dockerd inside the runner container, whose
-/// lines then share the runner's log (`reference/arc.md` §8).
+/// lines then share the runner's log (docs/design.md §7.5).
 fn legacy_containers(pool: &Pool, org: &str, name: &str, dind: bool) -> Value {
     if dind {
         let mut env = legacy_env(pool, org, name);

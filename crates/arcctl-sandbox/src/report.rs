@@ -1,5 +1,5 @@
 //! The sandbox's verdict: what happened to jobs and runners, and which requests were made.
-//! [`Report`] is the `--report` JSON (DESIGN §5); [`Report::verdict`] the human summary.
+//! [`Report`] is the `--report` JSON (docs/design.md §5.3); [`Report::verdict`] the human summary.
 
 use std::collections::{BTreeMap, BTreeSet};
 

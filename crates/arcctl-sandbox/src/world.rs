@@ -116,7 +116,7 @@ pub struct Timing {
     /// finished yet, retrying in 30s"). Default 30 s.
     pub finalize_retry: Duration,
     /// From an idle runner's registration being deleted to the runner noticing at its next
-    /// message poll, drawn from `notice_min..=notice_max` (`reference/arc.md` §8: seconds to a
+    /// message poll, drawn from `notice_min..=notice_max` (docs/design.md §7.5: seconds to a
     /// minute). Default 1–10 s. A runner running a job does not poll: it never notices.
     pub notice_min: Duration,
     pub notice_max: Duration,
