@@ -560,6 +560,7 @@ async fn delete_outcomes_are_typed_and_never_retried() {
     assert_eq!(
         c.delete_runner(4).await.outcome,
         DeleteOutcome::RateLimited {
+            status: 403,
             retry_after: Some(Duration::from_secs(30)),
             reset: None
         }
@@ -567,6 +568,7 @@ async fn delete_outcomes_are_typed_and_never_retried() {
     assert_eq!(
         c.delete_runner(5).await.outcome,
         DeleteOutcome::RateLimited {
+            status: 429,
             retry_after: None,
             reset: Some(far)
         }

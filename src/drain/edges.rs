@@ -100,7 +100,8 @@ impl GitHubOps for GitHubEdge {
             DeleteOutcome::NotFound => Unregistered::NotFound,
             // ARC treats every 422 as "not removed": so do we. The pod is left alone.
             DeleteOutcome::Busy { message } => Unregistered::Busy { message },
-            DeleteOutcome::RateLimited { .. } => Unregistered::RateLimited {
+            DeleteOutcome::RateLimited { status, .. } => Unregistered::RateLimited {
+                status,
                 limit: reply.rate.limit(),
             },
             DeleteOutcome::Denied { status, message } => Unregistered::Denied {

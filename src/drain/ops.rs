@@ -20,8 +20,9 @@ pub enum Unregistered {
     NotFound,
     /// 422: a job is running.
     Busy { message: String },
-    /// 403/429 rate limit: which, and the wait GitHub named (the pacer decides the wait).
-    RateLimited { limit: Limit },
+    /// 403/429 rate limit: the status GitHub sent, which limit, and the wait it named (the
+    /// pacer decides the wait).
+    RateLimited { status: u16, limit: Limit },
     /// 401, or a 403 that is not a rate limit: stop the whole run.
     Denied { status: u16, failure: Failure },
     /// 5xx, timeout, reset: the outcome is unknown; retry.
@@ -35,7 +36,7 @@ impl Unregistered {
             Unregistered::Removed => 204,
             Unregistered::NotFound => 404,
             Unregistered::Busy { .. } => 422,
-            Unregistered::RateLimited { .. } => 429,
+            Unregistered::RateLimited { status, .. } => *status,
             Unregistered::Denied { status, .. } => *status,
             Unregistered::Transient { status, .. } => status.unwrap_or(0),
         }
@@ -132,4 +133,25 @@ pub trait ClusterOps: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Deleted, ClusterError>> + Send;
     /// Cordons `node`; `Ok(true)` when it already was.
     fn cordon(&self, node: &str) -> impl Future<Output = Result<bool, ClusterError>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drain::pacer::LimitKind;
+
+    /// The audit log records what GitHub sent: a secondary limit comes as 403 as often as 429.
+    #[test]
+    fn a_rate_limited_unregister_keeps_its_status() {
+        for status in [403, 429] {
+            let u = Unregistered::RateLimited {
+                status,
+                limit: Limit {
+                    kind: LimitKind::Secondary,
+                    wait: None,
+                },
+            };
+            assert_eq!(u.status(), status);
+        }
+    }
 }

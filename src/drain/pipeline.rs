@@ -446,7 +446,7 @@ impl<G: GitHubOps, K: ClusterOps> Shared<G, K> {
             let (answer, hint) = self.gh.unregister(id).await;
             self.pacer.observe(hint);
             let verdict = match &answer {
-                Unregistered::RateLimited { limit } => Answer::Refused(*limit),
+                Unregistered::RateLimited { limit, .. } => Answer::Refused(*limit),
                 Unregistered::Transient { .. } => Answer::Lost,
                 _ => Answer::Accepted,
             };

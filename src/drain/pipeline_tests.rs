@@ -524,6 +524,7 @@ async fn rate_limits_pause_and_retry() {
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::RateLimited {
+            status: 429,
             limit: Limit {
                 kind: LimitKind::Secondary,
                 wait: Some(Duration::from_secs(60)),
@@ -553,6 +554,7 @@ async fn a_rate_limit_holds_every_github_call_of_every_runner_and_is_told_once()
     gh.answers.lock().unwrap().insert(
         2,
         VecDeque::from([Unregistered::RateLimited {
+            status: 429,
             limit: Limit {
                 kind: LimitKind::Secondary,
                 wait: Some(Duration::from_secs(30)),
@@ -827,6 +829,7 @@ async fn an_interrupt_ends_a_long_rate_limit_pause_without_sending_the_delete() 
     gh.answers.lock().unwrap().insert(
         1,
         VecDeque::from([Unregistered::RateLimited {
+            status: 429,
             limit: Limit {
                 kind: LimitKind::Secondary,
                 wait: Some(Duration::from_secs(3600)),

@@ -318,6 +318,7 @@ impl GitHubClient {
                     422 => DeleteOutcome::Busy { message },
                     403 | 429 if is_rate_limited(status, &rate, &message) => {
                         DeleteOutcome::RateLimited {
+                            status,
                             retry_after: rate.retry_after,
                             reset: rate.reset,
                         }

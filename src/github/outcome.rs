@@ -44,8 +44,10 @@ pub enum DeleteOutcome {
     /// 422: still running a job (`Bad request - Runner "NAME" is still running a job`), or
     /// GitHub's other validation failure; `message` tells them apart.
     Busy { message: String },
-    /// 403/429 rate limit: wait `retry_after`, else until `reset` (epoch seconds).
+    /// 403/429 rate limit (`status` says which GitHub sent): wait `retry_after`, else until
+    /// `reset` (epoch seconds).
     RateLimited {
+        status: u16,
         retry_after: Option<Duration>,
         reset: Option<u64>,
     },
