@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::runners::{Owner, SlotState};
-use crate::stats::KilledJob;
+use crate::stats::{AdmissionCounts, KilledJob};
 use crate::store::{FieldSelector, LabelSelector, PODS};
 use crate::world::World;
 
@@ -63,6 +63,9 @@ pub struct RunnerCounts {
 pub struct Requests {
     pub github: ApiRequests,
     pub kube: ApiRequests,
+    /// Admission webhook calls on evictions; left out when no webhook was called.
+    #[serde(default, skip_serializing_if = "AdmissionCounts::is_empty")]
+    pub admission: AdmissionCounts,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -167,6 +170,7 @@ impl World {
             requests: Requests {
                 github: api_requests(&self.stats.github),
                 kube: api_requests(&self.stats.kube),
+                admission: self.stats.admission,
             },
             rate_limit_violations: self.stats.rate_limit_violations,
             unsafe_204s: self.stats.unsafe_204s,
@@ -212,6 +216,13 @@ impl Report {
             self.requests.kube.total,
             statuses(&self.requests.kube)
         ));
+        let admission = &self.requests.admission;
+        if !admission.is_empty() {
+            out.push_str(&format!(
+                "  admission webhooks: {} calls, {} denied, {} failed\n",
+                admission.calls, admission.denied, admission.failed
+            ));
+        }
         out.push_str(&format!(
             "  rate-limit violations: {}\n",
             self.rate_limit_violations

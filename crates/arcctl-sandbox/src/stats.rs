@@ -28,6 +28,25 @@ pub struct Stats {
     pub killed: Vec<KilledJob>,
     /// 204 answers to an unregister while a job ran on (`unsafe-204`).
     pub unsafe_204s: u64,
+    /// Calls to admission webhooks and what came of them.
+    pub admission: AdmissionCounts,
+}
+
+/// Admission webhook calls (`kube_api::admission`): each call the API server made, and how
+/// many answered a denial or failed (unreachable, timed out, a bad answer, whatever the
+/// webhook's `failurePolicy` then made of it).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AdmissionCounts {
+    pub calls: u64,
+    pub denied: u64,
+    pub failed: u64,
+}
+
+impl AdmissionCounts {
+    /// No webhook was called.
+    pub fn is_empty(&self) -> bool {
+        self.calls == 0
+    }
 }
 
 impl Stats {

@@ -210,6 +210,9 @@ pub struct World {
     /// The token the fake GitHub accepts.
     pub token: String,
     pub stats: Stats,
+    /// Where a webhook's `clientConfig.service` lands: (namespace, name, port) → a local
+    /// address, as a cluster's Service would route it (`kube_api::admission`).
+    pub webhook_services: BTreeMap<(String, String, u16), std::net::SocketAddr>,
     pub started: Instant,
     pub timing: Timing,
     /// How far in the past the world's wall clock runs (only while populating).
@@ -263,6 +266,7 @@ impl World {
                 u128::from(seed).wrapping_mul(0x2545_F491_4F6C_DD1D)
             ),
             stats: Stats::default(),
+            webhook_services: BTreeMap::new(),
             started: now,
             timing: Timing::default(),
             backdate: Duration::ZERO,

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::options::Mode;
-use crate::store::{ALL_TYPES, ResourceType};
+use crate::store::{ALL_TYPES, ResourceType, VALIDATING_WEBHOOK_CONFIGURATIONS};
 
 /// Whether the cluster of `mode` serves API group `group`: a scale-set install has only the
 /// `actions.github.com` CRDs and a legacy one only `actions.summerwind.dev`, so clients meet
@@ -99,6 +99,16 @@ fn short_names(rt: ResourceType) -> &'static [&'static str] {
 /// The verbs this server implements on the main resource.
 const VERBS: [&str; 5] = ["delete", "get", "list", "patch", "watch"];
 
+/// The verbs of `rt`: webhook configurations are also created (`kubectl apply`), the only
+/// kind the sandbox lets clients create.
+fn verbs(rt: ResourceType) -> Vec<&'static str> {
+    let mut verbs = VERBS.to_vec();
+    if rt == VALIDATING_WEBHOOK_CONFIGURATIONS {
+        verbs.insert(0, "create");
+    }
+    verbs
+}
+
 /// `/api/v1`, `/apis/{group}/{version}`
 pub(crate) fn resource_list(group: &str, version: &str) -> Value {
     let mut resources = Vec::new();
@@ -111,12 +121,14 @@ pub(crate) fn resource_list(group: &str, version: &str) -> Value {
             "singularName": rt.kind.to_lowercase(),
             "namespaced": rt.namespaced,
             "kind": rt.kind,
-            "verbs": VERBS,
+            "verbs": verbs(*rt),
         });
         if !short_names(*rt).is_empty() {
             main["shortNames"] = json!(short_names(*rt));
         }
-        if rt.plural == "pods" || !rt.group.is_empty() {
+        // `kubectl get all` lists workloads, not cluster configuration.
+        if rt.plural == "pods" || (!rt.group.is_empty() && *rt != VALIDATING_WEBHOOK_CONFIGURATIONS)
+        {
             main["categories"] = json!(["all"]);
         }
         resources.push(main);
@@ -165,8 +177,21 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["apps", "actions.github.com", "actions.summerwind.dev"]
+            [
+                "apps",
+                "actions.github.com",
+                "actions.summerwind.dev",
+                "admissionregistration.k8s.io"
+            ]
         );
+        let webhooks = resource_list("admissionregistration.k8s.io", "v1");
+        assert_eq!(
+            webhooks["resources"][0]["name"],
+            "validatingwebhookconfigurations"
+        );
+        assert_eq!(webhooks["resources"][0]["namespaced"], false);
+        assert_eq!(webhooks["resources"][0]["verbs"][0], "create");
+        assert!(webhooks["resources"][0].get("categories").is_none());
         let core = resource_list("", "v1");
         let pods = &core["resources"][0];
         assert_eq!(pods["name"], "pods");

@@ -7,11 +7,13 @@
 //! `path` parses request paths, `discovery` serves the discovery documents, `objects` lists,
 //! gets, deletes, patches and evicts, `json_patch` handles RFC 6902 patches, `watch` streams
 //! changes, `logs` serves `pods/log`, `table` renders kubectl's tables and `status` builds the
-//! error bodies.
+//! error bodies. `webhooks` stores ValidatingWebhookConfigurations and `admission` calls their
+//! webhooks on evictions (`webhook_client` is its HTTPS client).
 //!
-//! Not served: create and replace (POST/PUT on objects), deletecollection, OpenAPI, events;
-//! they answer 405 or 404 as a server without them would.
+//! Not served: create (POST) of anything but ValidatingWebhookConfigurations, replace (PUT),
+//! deletecollection, OpenAPI, events; they answer 405 or 404 as a server without them would.
 
+mod admission;
 mod discovery;
 mod json_patch;
 mod logs;
@@ -21,6 +23,8 @@ mod rbac;
 mod status;
 mod table;
 mod watch;
+mod webhook_client;
+mod webhooks;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -33,7 +37,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::options::FaultKind;
-use crate::store::{NAMESPACES, ResourceType};
+use crate::store::{NAMESPACES, ResourceType, VALIDATING_WEBHOOK_CONFIGURATIONS};
 use crate::world::{self, SharedWorld};
 use path::{Parsed, Sub, Target};
 use status::ApiError;
@@ -146,7 +150,9 @@ async fn handle(
     let response = if fault {
         ApiError::internal("injected fault (sandbox --fault kube-5xx)").into_response()
     } else {
-        respond(&world, rules.as_deref(), parsed, &req).unwrap_or_else(IntoResponse::into_response)
+        respond(&world, rules.as_deref(), parsed, &req)
+            .await
+            .unwrap_or_else(IntoResponse::into_response)
     };
     world::lock(&world).stats.record_kube(
         req.method.as_str(),
@@ -245,7 +251,7 @@ fn check_rbac(
     }
 }
 
-fn respond(
+async fn respond(
     world: &SharedWorld,
     rules: Option<&rbac::Rules>,
     parsed: Option<Parsed>,
@@ -273,6 +279,10 @@ fn respond(
         }
         Target::Collection { rt, ns } => {
             check_rbac(world, rules, rt, None, None, verb(req, true), ns.as_deref())?;
+            if req.method == Method::POST && rt == VALIDATING_WEBHOOK_CONFIGURATIONS {
+                let created = webhooks::create(world, &req.query, &req.body)?;
+                return Ok((axum::http::StatusCode::CREATED, axum::Json(created)).into_response());
+            }
             if req.method != Method::GET {
                 return Err(ApiError::method_not_allowed());
             }
@@ -295,12 +305,7 @@ fn respond(
                     logs::logs(world, ns.unwrap_or(""), &name, &req.query)
                 }
                 (&Method::POST, Some(Sub::Eviction)) => {
-                    objects::evict(world, ns, &name, &req.body)?;
-                    let created = serde_json::json!({
-                        "kind": "Status", "apiVersion": "v1", "metadata": {},
-                        "status": "Success", "code": 201,
-                    });
-                    Ok((axum::http::StatusCode::CREATED, axum::Json(created)).into_response())
+                    Ok(admission::evict(world, ns, &name, &req.query, &req.body).await)
                 }
                 (&Method::DELETE, None) => {
                     objects::delete(world, rt, ns, &name, &req.query, &req.body).map(json)

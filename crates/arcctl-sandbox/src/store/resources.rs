@@ -101,8 +101,17 @@ pub const RUNNER_SETS: ResourceType = ResourceType {
     namespaced: true,
 };
 
+/// Admission webhooks the API server calls on evictions (`kube_api::admission`).
+pub const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceType = ResourceType {
+    group: "admissionregistration.k8s.io",
+    version: "v1",
+    kind: "ValidatingWebhookConfiguration",
+    plural: "validatingwebhookconfigurations",
+    namespaced: false,
+};
+
 /// Every resource type the sandbox serves.
-pub const ALL_TYPES: [ResourceType; 11] = [
+pub const ALL_TYPES: [ResourceType; 12] = [
     PODS,
     NODES,
     NAMESPACES,
@@ -114,4 +123,5 @@ pub const ALL_TYPES: [ResourceType; 11] = [
     RUNNER_REPLICA_SETS,
     RUNNERS,
     RUNNER_SETS,
+    VALIDATING_WEBHOOK_CONFIGURATIONS,
 ];
