@@ -3,7 +3,8 @@
 //!
 //! Layout: `tests/main.rs` (this file) declares one module per area; each is `tests/NAME.rs`,
 //! with its own helpers under `tests/NAME/` when it has any (`bad_input/server.rs`,
-//! `list/readers.rs`, `sandbox_github/fixture.rs`, `sandbox_kube/fixture.rs`).
+//! `list/readers.rs`, `sandbox_github/fixture.rs`, `sandbox_kube/fixture.rs`,
+//! `sandbox_webhooks/webhook.rs`).
 //! `tests/support/` is shared by all: command lines as typed (`args!("drain --all -A --yes")`,
 //! the `FAST` timing profile), the in-process sandbox, the one in-process runner
 //! (`arcctl::run` with a captured context), the audit-log reader, the drain verdict,
@@ -63,6 +64,8 @@ mod sandbox_command;
 mod sandbox_github;
 /// The fake Kubernetes API against the real kubectl and kube-rs.
 mod sandbox_kube;
+/// Admission webhooks on evictions: the real kubectl drain against webhooks that deny and fail.
+mod sandbox_webhooks;
 /// The simulated world without HTTP.
 mod sandbox_world;
 /// No secret in any output, at `-vvv`.

@@ -169,7 +169,10 @@ fn denial(hook: &str, status: &Value) -> Response {
     status["status"] = json!("Failure");
     status["code"] = json!(code);
     status["message"] = json!(message);
-    let code = StatusCode::from_u16(code as u16).unwrap_or(StatusCode::BAD_REQUEST);
+    let code = u16::try_from(code)
+        .ok()
+        .and_then(|c| StatusCode::from_u16(c).ok())
+        .unwrap_or(StatusCode::BAD_REQUEST);
     (code, axum::Json(status)).into_response()
 }
 

@@ -288,6 +288,10 @@ impl Store {
         if meta.get("creationTimestamp").is_none_or(Value::is_null) {
             meta["creationTimestamp"] = json!(now_rfc3339());
         }
+        if rt == NAMESPACES {
+            // The API server labels every namespace with its name (webhooks select on it).
+            meta["labels"]["kubernetes.io/metadata.name"] = json!(name);
+        }
         if rt == PODS {
             self.count_on_node(&obj, 1);
         }
