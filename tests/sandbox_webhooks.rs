@@ -380,3 +380,42 @@ async fn selectors_that_do_not_match_skip_the_call() {
     assert_eq!(guard.reviews().len(), 1, "the runner namespace is selected");
     assert_eq!(guard.reviews()[0]["request"]["name"], pods[1].as_str());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_reference_goes_where_the_sandbox_routes_it() {
+    let sb = quiet_sandbox().await;
+    let guard = Webhook::start(Answer::Allow).await;
+    let service = json!({"clientConfig": {"url": null, "service":
+        {"namespace": "arc-system", "name": "guard", "path": "/validate"}}});
+    register(
+        &sb,
+        configuration(
+            "svc",
+            vec![hook("svc.test.arcctl.io", "", &guard.ca_bundle, service)],
+        ),
+    );
+    let pod = first_pod_on_node_1(&sb);
+    let (status, body) = evict(&sb, &pod, "", Value::Null).await;
+    assert_eq!(status, 500, "{body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.ends_with(
+            "Post \"https://guard.arc-system.svc:443/validate?timeout=5s\": service \"guard\" not found"
+        ),
+        "{message}"
+    );
+
+    // Routed to the test webhook, whose certificate names 127.0.0.1, not the service: the
+    // server is verified against the service's name, as the API server does.
+    world::lock(&sb.world())
+        .webhook_services
+        .insert(("arc-system".into(), "guard".into(), 443), guard.addr);
+    let (status, body) = evict(&sb, &pod, "", Value::Null).await;
+    assert_eq!(status, 500, "{body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.ends_with("x509: certificate is not valid for guard.arc-system.svc"),
+        "{message}"
+    );
+    assert!(guard.reviews().is_empty());
+}

@@ -35,6 +35,8 @@ struct Shared {
 pub struct Webhook {
     /// `https://127.0.0.1:PORT/validate`
     pub url: String,
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
     /// The base64 PEM of its CA, for `clientConfig.caBundle`.
     pub ca_bundle: String,
     shared: Arc<Mutex<Shared>>,
@@ -80,7 +82,7 @@ impl Webhook {
         let (acceptor, ca) = tls::acceptor(dir.path()).expect("a CA and a certificate");
         let pem = std::fs::read(ca).expect("the CA file");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
+        let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Mutex::new(Shared {
             answer,
             reviews: Vec::new(),
@@ -89,7 +91,8 @@ impl Webhook {
             .route("/validate", post(review))
             .with_state(shared.clone());
         Webhook {
-            url: format!("https://127.0.0.1:{port}/validate"),
+            url: format!("https://{addr}/validate"),
+            addr,
             ca_bundle: base64::engine::general_purpose::STANDARD.encode(pem),
             shared,
             task: tls::serve(listener, router, acceptor),
