@@ -174,6 +174,13 @@ pub struct GuardServeArgs {
     /// After an unregister, how long to watch a runner with no proof of being idle (at least 2s).
     #[arg(long, value_name = "DUR", default_value = "20s", value_parser = parse_duration)]
     pub confirm_window: std::time::Duration,
+    /// How often a busy runner's drain asks GitHub whether its job has ended.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    pub poll_interval: std::time::Duration,
+    /// Give up on a runner's drain after this long (its job never ended); the next eviction
+    /// starts another.
+    #[arg(long, value_name = "DUR", default_value = "1h", value_parser = parse_duration)]
+    pub drain_timeout: std::time::Duration,
     /// Pace of unregister (DELETE) calls to GitHub, shared by every eviction, e.g. `1/s`.
     #[arg(long, value_name = "RATE", default_value = "1/s", value_parser = parse_rate)]
     pub max_unregister_rate: Rate,

@@ -58,6 +58,15 @@ pub(crate) async fn start(
             humantime::format_duration(MIN_CONFIRM_WINDOW)
         )));
     }
+    if a.poll_interval.is_zero() {
+        return Err(Error::usage("--poll-interval must be longer than 0"));
+    }
+    if !a.drain_timeout.is_zero() && a.drain_timeout <= a.confirm_window {
+        return Err(Error::usage(format!(
+            "--drain-timeout {} leaves no time to confirm a runner idle",
+            humantime::format_duration(a.drain_timeout)
+        )));
+    }
     if a.answer_within.is_zero() {
         return Err(Error::usage("--answer-within must be longer than 0")
             .with_hint("keep it under the webhook's timeoutSeconds (at most 30s); the default is 8s"));
@@ -73,6 +82,10 @@ pub(crate) async fn start(
     let cluster = Arc::new(Cluster::connect(&kube_settings).await?);
     let settings = GuardSettings {
         pipeline: Settings {
+            // A busy runner is waited for and unregistered as soon as its job ends.
+            wait: true,
+            timeout: Some(a.drain_timeout).filter(|t| !t.is_zero()),
+            poll_interval: a.poll_interval,
             confirm_window: a.confirm_window,
             rate: a.max_unregister_rate,
             ..Settings::default()

@@ -14,10 +14,10 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tracing::instrument::WithSubscriber;
 
-use crate::cluster::{Cluster, Mode, RunnerPod, running_job};
+use crate::cluster::{Cluster, ContainerState, Mode, RunnerPod, running_job};
 use crate::context::Interrupt;
 use crate::drain::edges::{self, ClusterEdge, GitHubEdge};
-use crate::drain::event::Outcome;
+use crate::drain::event::{Event, Outcome, WaitReason};
 use crate::drain::pacer::{Answer as PacerAnswer, Call, Pacer};
 use crate::drain::pipeline::{self, Settings};
 use crate::drain::plan::{self, Action, PlanOptions, SkipReason, Step};
@@ -97,6 +97,11 @@ struct Drain {
     pod_uid: String,
     /// `None` while it runs.
     outcome: watch::Receiver<Option<Outcome>>,
+    /// While it waits for a job to end (before the unregister, or held after it): the job,
+    /// when known.
+    busy: Arc<Mutex<Option<Option<String>>>>,
+    /// Stops this drain at its next safe point (shutdown, or its pod was let go).
+    cancel: Interrupt,
 }
 
 /// The webhook's state: clients, the one pacer, the drains in flight, the counters.
@@ -137,6 +142,9 @@ impl Guard {
     /// Stops the drains in flight at their next safe point and waits for them.
     pub async fn shutdown(&self) {
         self.stop.trigger();
+        for d in self.drains().values() {
+            d.cancel.trigger();
+        }
         let tasks = std::mem::take(
             &mut *self
                 .tasks
@@ -175,23 +183,46 @@ impl Guard {
             self.drains().remove(&key);
             return Decision::Allow(format!("runner pod `{}` is already terminating", pod.name));
         }
-        if let Some(d) = self.in_flight(&key, &pod.uid) {
-            return self.follow(&key, &pod.name, d, Duration::ZERO).await;
+        let running = self.in_flight(&key, &pod.uid);
+        // A drain waiting for a job is looked past when the runner container of a legacy pod
+        // is not running: between two jobs a RunnerSet pod restarts its runner and registers
+        // anew, and at that moment (no registration, no runner) it can go.
+        let look_again = running.as_ref().is_some_and(|d| d.is_busy())
+            && pod.mode != Mode::ScaleSet
+            && !container_running(pod.runner_container.as_ref());
+        if let Some(d) = &running
+            && !look_again
+        {
+            return self.follow(&key, &pod.name, d.clone(), Duration::ZERO).await;
         }
-        let step = match self.step(pod).await {
-            Ok(step) => step,
+        let (step, container) = match self.step(pod).await {
+            Ok(found) => found,
             Err(d) => return d,
         };
         let runner = step.candidate.name.clone();
+        if let Some(d) = running {
+            if !matches!(step.action, Action::Skip(SkipReason::PodOnly)) {
+                return self.follow(&key, &runner, d, Duration::ZERO).await;
+            }
+            let decision = self.unregistered(&step, container.as_ref()).await;
+            if matches!(decision, Decision::Allow(_)) {
+                d.cancel.trigger();
+                self.drains().remove(&key);
+            }
+            return decision;
+        }
         match &step.action {
             Action::Skip(SkipReason::Busy { job }) => Decision::Busy(busy(&runner, job.as_deref())),
             Action::Skip(SkipReason::BusyAtUnregister) => Decision::Busy(busy(&runner, None)),
             Action::Skip(SkipReason::PodOnly | SkipReason::RegistrationOnly) => {
-                self.unregistered(&step).await
+                self.unregistered(&step, container.as_ref()).await
             }
             Action::Skip(SkipReason::Conflict) => Decision::Failed(format!(
                 "runner pod `{runner}` records another runner id than GitHub's registration of that name; arcctl leaves it alone"
             )),
+            Action::Drain {
+                wait_first: true, ..
+            } if e.dry_run => Decision::Busy(busy(&runner, step.candidate.job.as_deref())),
             Action::Drain { .. } if e.dry_run => {
                 Decision::Allow(format!("dry run: runner `{runner}` is idle and would be drained"))
             }
@@ -219,7 +250,7 @@ impl Guard {
 
     /// The runner of `pod` as `drain` would plan it: GitHub's registration of its name
     /// (through the pacer), its EphemeralRunner, the job from its log when busy.
-    async fn step(&self, pod: RunnerPod) -> Result<Step, Decision> {
+    async fn step(&self, pod: RunnerPod) -> Result<(Step, Option<ContainerState>), Decision> {
         let name = pod.name.clone();
         let registration = {
             let permit = self.pacer.enter(Call::Read).await;
@@ -275,18 +306,30 @@ impl Guard {
                 "arcctl guard lost runner pod `{name}` while looking it up; retry"
             )));
         };
-        let mut steps = plan::plan(&[edges::candidate(entry)], PlanOptions { wait: false });
-        Ok(steps.remove(0))
+        // `--wait`: a busy runner's drain waits for its job to end and unregisters it at once,
+        // before GitHub can hand it the next job (a persistent runner is rarely idle for long).
+        let mut steps = plan::plan(&[edges::candidate(entry)], PlanOptions { wait: true });
+        let container = entry.pod.as_ref().and_then(|p| p.runner_container.clone());
+        Ok((steps.remove(0), container))
     }
 
-    /// A runner pod with no registration (never registered, or unregistered by someone):
-    /// evicting it kills nothing unless its log shows a job, but a bare scale-set pod would
-    /// come back with a used registration (docs/design.md §7.1), so only legacy pods go.
-    async fn unregistered(&self, step: &Step) -> Decision {
+    /// A runner pod with no registration (starting up, re-registering, or unregistered by
+    /// someone): a running runner container may register and take a job the next moment, and
+    /// a bare scale-set pod would come back with a used registration (docs/design.md §7.1), so
+    /// only a legacy pod whose runner container has ended (and logged no job) goes.
+    async fn unregistered(&self, step: &Step, container: Option<&ContainerState>) -> Decision {
         let runner = &step.candidate.name;
         let Some(pod) = &step.candidate.pod else {
             return Decision::Allow(format!("runner `{runner}` has no pod"));
         };
+        let legacy = !matches!(pod.owner, plan::Owner::EphemeralRunner { .. });
+        if legacy && !container_running(container) {
+            // No runner process: no job runs, and none can be taken before the eviction lands
+            // (a restarted runner needs seconds to register).
+            return Decision::Allow(format!(
+                "runner `{runner}` has no GitHub registration and its runner container is not running"
+            ));
+        }
         match self
             .cluster
             .runner_log_tail(&pod.namespace, &pod.name, 200)
@@ -306,10 +349,10 @@ impl Guard {
         }
         match pod.owner {
             plan::Owner::EphemeralRunner { .. } => Decision::Draining(format!(
-                "runner `{runner}` has no GitHub registration yet (starting up, or being removed by ARC); retry"
+                "runner `{runner}` has no GitHub registration (starting up, or being removed by ARC); retry"
             )),
-            _ => Decision::Allow(format!(
-                "runner `{runner}` has no GitHub registration and runs no job"
+            _ => Decision::Draining(format!(
+                "runner `{runner}` has no GitHub registration yet and its runner may register at any moment; retry"
             )),
         }
     }
@@ -327,10 +370,23 @@ impl Guard {
             return d.clone();
         }
         let (tx, rx) = watch::channel(None);
+        let busy_now = match &step.action {
+            Action::Drain {
+                wait_first: true, ..
+            } => Some(step.candidate.job.clone()),
+            _ => None,
+        };
         let drain = Drain {
             pod_uid,
             outcome: rx,
+            busy: Arc::new(Mutex::new(busy_now)),
+            cancel: Interrupt::default(),
         };
+        if self.stop.is_triggered() {
+            drain.cancel.trigger();
+        }
+        let status = Arc::clone(&drain.busy);
+        let cancel = drain.cancel.clone();
         drains.insert(key, drain.clone());
         drop(drains);
         Metrics::inc(&self.metrics.drains);
@@ -344,6 +400,20 @@ impl Guard {
                     async move {
                         while let Some(event) = rx_events.recv().await {
                             tracing::info!(event = ?event, "drain");
+                            let mut busy = status
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner);
+                            match event {
+                                Event::Waiting {
+                                    reason: WaitReason::Busy | WaitReason::Held,
+                                    job,
+                                    ..
+                                } => *busy = Some(job.or_else(|| busy.clone().flatten())),
+                                Event::Waiting { .. }
+                                | Event::Unregistered { .. }
+                                | Event::Proven { .. } => *busy = None,
+                                _ => {}
+                            }
                         }
                     }
                     .with_current_subscriber(),
@@ -354,7 +424,7 @@ impl Guard {
                     vec![step],
                     guard.settings.pipeline.clone(),
                     events,
-                    guard.stop.clone(),
+                    cancel,
                     Arc::clone(&guard.pacer),
                 )
                 .await;
@@ -392,6 +462,11 @@ impl Guard {
             let _ = tokio::time::timeout(wait, rx.wait_for(Option::is_some)).await;
         }
         let outcome = rx.borrow().clone();
+        let busy_now = d
+            .busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         let forget = || {
             let mut drains = self.drains();
             if drains.get(key).is_some_and(|x| x.pod_uid == d.pod_uid) {
@@ -399,6 +474,10 @@ impl Guard {
             }
         };
         match outcome {
+            None if busy_now.is_some() => Decision::Busy(format!(
+                "{} (arcctl drains it when the job ends)",
+                busy(runner, busy_now.flatten().as_deref())
+            )),
             None => Decision::Draining(format!(
                 "runner `{runner}` is being drained by arcctl (unregistered, confirming it idle); retry"
             )),
@@ -438,6 +517,21 @@ impl Guard {
             }
         }
     }
+}
+
+impl Drain {
+    /// Whether it waits for a job to end.
+    fn is_busy(&self) -> bool {
+        self.busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some()
+    }
+}
+
+/// Whether the runner container runs (unknown counts as running).
+fn container_running(c: Option<&ContainerState>) -> bool {
+    c.is_none_or(|c| c.state == "running")
 }
 
 /// The denial of a busy runner: names it and its job.
