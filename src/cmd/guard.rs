@@ -19,7 +19,7 @@ use crate::guard::server;
 use crate::guard::{Guard, GuardSettings};
 
 /// A guard serving in the background.
-pub(crate) struct Running {
+pub struct Running {
     pub addr: SocketAddr,
     stop: Interrupt,
     task: tokio::task::JoinHandle<()>,
@@ -47,7 +47,7 @@ pub(crate) async fn run(ctx: &Context, args: GuardArgs) -> Result<u8> {
 }
 
 /// Resolves the flags (as `drain` does), connects, binds and serves in the background.
-pub(crate) async fn start(
+pub async fn start(
     env: &Env,
     a: &GuardServeArgs,
     acceptor: TlsAcceptor,

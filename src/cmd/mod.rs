@@ -5,13 +5,18 @@
 pub mod drain;
 pub mod generate;
 #[cfg(feature = "guard")]
-pub(crate) mod guard;
+pub mod guard;
 pub mod list;
 pub(crate) mod prepare;
 pub mod recreate;
 #[cfg(feature = "sandbox")]
 pub(crate) mod sandbox;
 pub(crate) mod select;
+
+/// A guard in-process against a sandbox, registered for its runner namespace (what
+/// `arcctl sandbox --guard` does; the tests use it).
+#[cfg(all(feature = "sandbox", feature = "guard"))]
+pub use sandbox::guard::start as start_sandbox_guard;
 
 use std::ffi::OsString;
 

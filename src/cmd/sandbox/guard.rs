@@ -24,7 +24,7 @@ pub(crate) const WEBHOOK: &str = "guard.arcctl.io";
 const TIMEOUT_SECONDS: u64 = 10;
 
 /// Starts a guard for `sandbox`'s runner namespace `namespace` and registers it.
-pub(crate) async fn start(sandbox: &Sandbox, namespace: &str) -> Result<Running> {
+pub async fn start(sandbox: &Sandbox, namespace: &str) -> Result<Running> {
     let dir = sandbox.dir().join("guard");
     std::fs::create_dir_all(&dir).map_err(|e| {
         Error::failed(format!("failed to create `{}`", dir.display())).with_source(e)
