@@ -64,7 +64,11 @@ async fn kubectl_drain_through_the_guard_kills_no_job() {
         )
         .await;
     assert!(out.ok, "{}\n{}", out.stdout, out.stderr);
-    assert!(pods_on(&sb, "node-1").is_empty(), "{:?}", pods_on(&sb, "node-1"));
+    assert!(
+        pods_on(&sb, "node-1").is_empty(),
+        "{:?}",
+        pods_on(&sb, "node-1")
+    );
     guard.shutdown().await;
     let report = settled_report(&sb).await;
     assert!(report.is_clean(), "{}", report.verdict());

@@ -47,11 +47,7 @@ pub(crate) async fn run(ctx: &Context, args: GuardArgs) -> Result<u8> {
 }
 
 /// Resolves the flags (as `drain` does), connects, binds and serves in the background.
-pub async fn start(
-    env: &Env,
-    a: &GuardServeArgs,
-    acceptor: TlsAcceptor,
-) -> Result<Running> {
+pub async fn start(env: &Env, a: &GuardServeArgs, acceptor: TlsAcceptor) -> Result<Running> {
     if a.confirm_window < MIN_CONFIRM_WINDOW {
         return Err(Error::usage(format!(
             "--confirm-window must be at least {}",
@@ -68,8 +64,11 @@ pub async fn start(
         )));
     }
     if a.answer_within.is_zero() {
-        return Err(Error::usage("--answer-within must be longer than 0")
-            .with_hint("keep it under the webhook's timeoutSeconds (at most 30s); the default is 8s"));
+        return Err(
+            Error::usage("--answer-within must be longer than 0").with_hint(
+                "keep it under the webhook's timeoutSeconds (at most 30s); the default is 8s",
+            ),
+        );
     }
     let github_settings = config::resolve_github(&a.github, env)?;
     let mut kube_settings = config::resolve_kube(&a.kube, env)?;

@@ -84,9 +84,10 @@ impl Decision {
 
     pub fn message(&self) -> &str {
         match self {
-            Decision::Allow(m) | Decision::Busy(m) | Decision::Draining(m) | Decision::Failed(m) => {
-                m
-            }
+            Decision::Allow(m)
+            | Decision::Busy(m)
+            | Decision::Draining(m)
+            | Decision::Failed(m) => m,
         }
     }
 }
@@ -193,7 +194,9 @@ impl Guard {
         if let Some(d) = &running
             && !look_again
         {
-            return self.follow(&key, &pod.name, d.clone(), Duration::ZERO).await;
+            return self
+                .follow(&key, &pod.name, d.clone(), Duration::ZERO)
+                .await;
         }
         let (step, container) = match self.step(pod).await {
             Ok(found) => found,
@@ -223,9 +226,9 @@ impl Guard {
             Action::Drain {
                 wait_first: true, ..
             } if e.dry_run => Decision::Busy(busy(&runner, step.candidate.job.as_deref())),
-            Action::Drain { .. } if e.dry_run => {
-                Decision::Allow(format!("dry run: runner `{runner}` is idle and would be drained"))
-            }
+            Action::Drain { .. } if e.dry_run => Decision::Allow(format!(
+                "dry run: runner `{runner}` is idle and would be drained"
+            )),
             Action::Drain { .. } => {
                 let d = self.start(key.clone(), step);
                 self.follow(&key, &runner, d, self.settings.quick_answer)

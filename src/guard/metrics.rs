@@ -21,8 +21,16 @@ impl Metrics {
     /// The exposition text.
     pub fn render(&self) -> String {
         let rows: [(&str, &str, &AtomicU64); 6] = [
-            ("arcctl_guard_evictions_total", "Evictions reviewed.", &self.evictions),
-            ("arcctl_guard_allowed_total", "Evictions allowed.", &self.allowed),
+            (
+                "arcctl_guard_evictions_total",
+                "Evictions reviewed.",
+                &self.evictions,
+            ),
+            (
+                "arcctl_guard_allowed_total",
+                "Evictions allowed.",
+                &self.allowed,
+            ),
             (
                 "arcctl_guard_denied_busy_total",
                 "Evictions denied because the runner runs a job.",
@@ -62,7 +70,9 @@ mod tests {
         Metrics::inc(&m.evictions);
         Metrics::inc(&m.denied_busy);
         let text = m.render();
-        assert!(text.contains("# TYPE arcctl_guard_evictions_total counter\narcctl_guard_evictions_total 2\n"));
+        assert!(text.contains(
+            "# TYPE arcctl_guard_evictions_total counter\narcctl_guard_evictions_total 2\n"
+        ));
         assert!(text.contains("arcctl_guard_denied_busy_total 1\n"));
         assert!(text.contains("arcctl_guard_drains_total 0\n"));
     }

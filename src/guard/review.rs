@@ -22,7 +22,10 @@ pub struct Eviction {
 pub enum Answer {
     Allow,
     /// Refused with an HTTP `code` (429: retry later) and a message for the evictor.
-    Deny { code: u16, message: String },
+    Deny {
+        code: u16,
+        message: String,
+    },
 }
 
 /// Why a review could not be read.
@@ -119,9 +122,18 @@ mod tests {
         let (uid, e) = parse(&review(false, Value::Null)).unwrap();
         assert_eq!(uid, "u-1");
         let e = e.unwrap();
-        assert_eq!((e.namespace.as_str(), e.pod.as_str()), ("arc-runners", "runner-a"));
+        assert_eq!(
+            (e.namespace.as_str(), e.pod.as_str()),
+            ("arc-runners", "runner-a")
+        );
         assert!(!e.dry_run);
-        assert!(parse(&review(true, Value::Null)).unwrap().1.unwrap().dry_run);
+        assert!(
+            parse(&review(true, Value::Null))
+                .unwrap()
+                .1
+                .unwrap()
+                .dry_run
+        );
         let opts = json!({"dryRun": ["All"]});
         assert!(parse(&review(false, opts)).unwrap().1.unwrap().dry_run);
     }

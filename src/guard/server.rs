@@ -38,8 +38,11 @@ pub fn acceptor_from_files(cert: &Path, key: &Path) -> Result<TlsAcceptor> {
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
         .and_then(|i| i.collect::<std::result::Result<_, _>>())
         .map_err(|e| {
-            Error::usage(format!("failed to read the TLS certificate `{}`", cert.display()))
-                .with_source(e)
+            Error::usage(format!(
+                "failed to read the TLS certificate `{}`",
+                cert.display()
+            ))
+            .with_source(e)
         })?;
     if chain.is_empty() {
         return Err(Error::usage(format!(
@@ -54,8 +57,7 @@ pub fn acceptor_from_files(cert: &Path, key: &Path) -> Result<TlsAcceptor> {
         .with_no_client_auth()
         .with_single_cert(chain, key)
         .map_err(|e| {
-            Error::usage("the TLS certificate and key do not make a server identity")
-                .with_source(e)
+            Error::usage("the TLS certificate and key do not make a server identity").with_source(e)
         })?;
     Ok(TlsAcceptor::from(Arc::new(config)))
 }

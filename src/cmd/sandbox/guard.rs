@@ -57,7 +57,11 @@ pub async fn start(sandbox: &Sandbox, namespace: &str) -> Result<Running> {
                     command: GuardCommand::Serve(a),
                 }),
         }) => a,
-        Ok(_) => return Err(Error::failed("the sandbox's guard flags parse as another command")),
+        Ok(_) => {
+            return Err(Error::failed(
+                "the sandbox's guard flags parse as another command",
+            ));
+        }
         Err(e) => {
             return Err(Error::failed("the sandbox's guard flags do not parse").with_source(e));
         }
