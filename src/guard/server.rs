@@ -26,7 +26,7 @@ use tracing::instrument::WithSubscriber;
 
 use crate::context::Interrupt;
 use crate::error::{Error, Result};
-use crate::guard::guard::{Decision, Guard};
+use crate::guard::decide::{Decision, Guard};
 use crate::guard::metrics::Metrics;
 use crate::guard::review;
 
