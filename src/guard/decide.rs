@@ -208,7 +208,8 @@ impl Guard {
                 return self.follow(&key, &runner, d, Duration::ZERO).await;
             }
             let decision = self.unregistered(&step, container.as_ref()).await;
-            if matches!(decision, Decision::Allow(_)) {
+            // A dry run changes nothing, not even the drain it looked past.
+            if matches!(decision, Decision::Allow(_)) && !e.dry_run {
                 d.cancel.trigger();
                 self.drains().remove(&key);
             }
