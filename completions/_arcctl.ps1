@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Take runners out of service: unregister, confirm idle, delete')
             [CompletionResult]::new('recreate', 'recreate', [CompletionResultType]::ParameterValue, 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Run a simulated GitHub organization and ARC cluster with live job traffic')
+            [CompletionResult]::new('guard', 'guard', [CompletionResultType]::ParameterValue, 'Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -205,10 +206,65 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Write the verdict as JSON to this file')
             [CompletionResult]::new('--tls', '--tls', [CompletionResultType]::ParameterName, 'Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is written to the sandbox''s directory and exported as ARCCTL_CA_CERT')
             [CompletionResult]::new('--demo', '--demo', [CompletionResultType]::ParameterName, 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict')
+            [CompletionResult]::new('--guard', '--guard', [CompletionResultType]::ParameterName, 'Start `arcctl guard serve` in-process and register it for the runner namespace (failurePolicy Fail) before the command runs, so evictions of runner pods are guarded')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'arcctl;guard' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the admission webhook until SIGTERM or Ctrl-C')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'arcctl;guard;serve' {
+            [CompletionResult]::new('--org', '--org', [CompletionResultType]::ParameterName, 'Organization whose runners to use [env: ARCCTL_ORG]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]')
+            [CompletionResult]::new('--enterprise', '--enterprise', [CompletionResultType]::ParameterName, 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only runners of this runner group (name or id); uses the runner-group endpoints')
+            [CompletionResult]::new('--github-url', '--github-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)')
+            [CompletionResult]::new('--app-id', '--app-id', [CompletionResultType]::ParameterName, 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]')
+            [CompletionResult]::new('--installation-id', '--installation-id', [CompletionResultType]::ParameterName, 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]')
+            [CompletionResult]::new('--app-key', '--app-key', [CompletionResultType]::ParameterName, 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]')
+            [CompletionResult]::new('--ca-cert', '--ca-cert', [CompletionResultType]::ParameterName, 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace where runner pods live (repeatable; default: the context''s namespace)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace where runner pods live (repeatable; default: the context''s namespace)')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Address to listen on (HTTPS)')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'The server''s certificate chain, a PEM file')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The server''s private key, a PEM file')
+            [CompletionResult]::new('--answer-within', '--answer-within', [CompletionResultType]::ParameterName, 'Answer every review within this long (keep it under the webhook''s timeoutSeconds); a drain it started goes on in the background')
+            [CompletionResult]::new('--confirm-window', '--confirm-window', [CompletionResultType]::ParameterName, 'After an unregister, how long to watch a runner with no proof of being idle (at least 2s)')
+            [CompletionResult]::new('--poll-interval', '--poll-interval', [CompletionResultType]::ParameterName, 'How often a busy runner''s drain asks GitHub whether its job has ended')
+            [CompletionResult]::new('--drain-timeout', '--drain-timeout', [CompletionResultType]::ParameterName, 'Give up on a runner''s drain after this long (its job never ended); the next eviction starts another')
+            [CompletionResult]::new('--max-unregister-rate', '--max-unregister-rate', [CompletionResultType]::ParameterName, 'Pace of unregister (DELETE) calls to GitHub, shared by every eviction, e.g. `1/s`')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Look for runner pods in all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Look for runner pods in all namespaces')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request and every review is logged without it')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request and every review is logged without it')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'arcctl;guard;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the admission webhook until SIGTERM or Ctrl-C')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'arcctl;guard;help;serve' {
+            break
+        }
+        'arcctl;guard;help;help' {
             break
         }
         'arcctl;completions' {
@@ -223,6 +279,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('drain', 'drain', [CompletionResultType]::ParameterValue, 'Take runners out of service: unregister, confirm idle, delete')
             [CompletionResult]::new('recreate', 'recreate', [CompletionResultType]::ParameterValue, 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement')
             [CompletionResult]::new('sandbox', 'sandbox', [CompletionResultType]::ParameterValue, 'Run a simulated GitHub organization and ARC cluster with live job traffic')
+            [CompletionResult]::new('guard', 'guard', [CompletionResultType]::ParameterValue, 'Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -237,6 +294,13 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             break
         }
         'arcctl;help;sandbox' {
+            break
+        }
+        'arcctl;help;guard' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the admission webhook until SIGTERM or Ctrl-C')
+            break
+        }
+        'arcctl;help;guard;serve' {
             break
         }
         'arcctl;help;completions' {

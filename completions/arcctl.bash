@@ -22,6 +22,9 @@ _arcctl() {
             arcctl,drain)
                 cmd="arcctl__subcmd__drain"
                 ;;
+            arcctl,guard)
+                cmd="arcctl__subcmd__guard"
+                ;;
             arcctl,help)
                 cmd="arcctl__subcmd__help"
                 ;;
@@ -34,11 +37,26 @@ _arcctl() {
             arcctl,sandbox)
                 cmd="arcctl__subcmd__sandbox"
                 ;;
+            arcctl__subcmd__guard,help)
+                cmd="arcctl__subcmd__guard__subcmd__help"
+                ;;
+            arcctl__subcmd__guard,serve)
+                cmd="arcctl__subcmd__guard__subcmd__serve"
+                ;;
+            arcctl__subcmd__guard__subcmd__help,help)
+                cmd="arcctl__subcmd__guard__subcmd__help__subcmd__help"
+                ;;
+            arcctl__subcmd__guard__subcmd__help,serve)
+                cmd="arcctl__subcmd__guard__subcmd__help__subcmd__serve"
+                ;;
             arcctl__subcmd__help,completions)
                 cmd="arcctl__subcmd__help__subcmd__completions"
                 ;;
             arcctl__subcmd__help,drain)
                 cmd="arcctl__subcmd__help__subcmd__drain"
+                ;;
+            arcctl__subcmd__help,guard)
+                cmd="arcctl__subcmd__help__subcmd__guard"
                 ;;
             arcctl__subcmd__help,help)
                 cmd="arcctl__subcmd__help__subcmd__help"
@@ -52,6 +70,9 @@ _arcctl() {
             arcctl__subcmd__help,sandbox)
                 cmd="arcctl__subcmd__help__subcmd__sandbox"
                 ;;
+            arcctl__subcmd__help__subcmd__guard,serve)
+                cmd="arcctl__subcmd__help__subcmd__guard__subcmd__serve"
+                ;;
             *)
                 ;;
         esac
@@ -59,7 +80,7 @@ _arcctl() {
 
     case "${cmd}" in
         arcctl)
-            opts="-h -V --help --version list drain recreate sandbox completions help"
+            opts="-h -V --help --version list drain recreate sandbox guard completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -216,8 +237,170 @@ _arcctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcctl__subcmd__guard)
+            opts="-h -V --help --version serve help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__guard__subcmd__help)
+            opts="serve help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__guard__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__guard__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__guard__subcmd__serve)
+            opts="-n -A -v -h -V --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --request-timeout --kubeconfig --context --namespace --all-namespaces --listen --tls-cert --tls-key --answer-within --confirm-window --poll-interval --drain-timeout --max-unregister-rate --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --org)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enterprise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --github-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --installation-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer-within)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --confirm-window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --poll-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --drain-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-unregister-rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcctl__subcmd__help)
-            opts="list drain recreate sandbox completions help"
+            opts="list drain recreate sandbox guard completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -247,6 +430,34 @@ _arcctl() {
         arcctl__subcmd__help__subcmd__drain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__help__subcmd__guard)
+            opts="serve"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__help__subcmd__guard__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -563,7 +774,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__sandbox)
-            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --pending --job-lag --log-noise --fault --secondary-limit --secondary-limit-silent --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --help --version"
+            opts="-h -V --org --mode --runners --namespace --nodes --busy --job-rate --job-duration --latency --list-cache --controller-delay --pending --job-lag --log-noise --fault --secondary-limit --secondary-limit-silent --forbid-namespace --app-id --app-public-key --app-token-lifetime --tls --rbac --seed --report --demo --guard --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

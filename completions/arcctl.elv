@@ -26,6 +26,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand drain 'Take runners out of service: unregister, confirm idle, delete'
             cand recreate 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
             cand sandbox 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+            cand guard 'Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -198,10 +199,60 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --report 'Write the verdict as JSON to this file'
             cand --tls 'Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is written to the sandbox''s directory and exported as ARCCTL_CA_CERT'
             cand --demo 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
+            cand --guard 'Start `arcctl guard serve` in-process and register it for the runner namespace (failurePolicy Fail) before the command runs, so evictions of runner pods are guarded'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'arcctl;guard'= {
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand serve 'Serve the admission webhook until SIGTERM or Ctrl-C'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'arcctl;guard;serve'= {
+            cand --org 'Organization whose runners to use [env: ARCCTL_ORG]'
+            cand --repo 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]'
+            cand --enterprise 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]'
+            cand --group 'Only runners of this runner group (name or id); uses the runner-group endpoints'
+            cand --github-url 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3'
+            cand --token-file 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)'
+            cand --app-id 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]'
+            cand --installation-id 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]'
+            cand --app-key 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]'
+            cand --ca-cert 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]'
+            cand --request-timeout 'Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`'
+            cand --kubeconfig 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand -n 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand --namespace 'Namespace where runner pods live (repeatable; default: the context''s namespace)'
+            cand --listen 'Address to listen on (HTTPS)'
+            cand --tls-cert 'The server''s certificate chain, a PEM file'
+            cand --tls-key 'The server''s private key, a PEM file'
+            cand --answer-within 'Answer every review within this long (keep it under the webhook''s timeoutSeconds); a drain it started goes on in the background'
+            cand --confirm-window 'After an unregister, how long to watch a runner with no proof of being idle (at least 2s)'
+            cand --poll-interval 'How often a busy runner''s drain asks GitHub whether its job has ended'
+            cand --drain-timeout 'Give up on a runner''s drain after this long (its job never ended); the next eviction starts another'
+            cand --max-unregister-rate 'Pace of unregister (DELETE) calls to GitHub, shared by every eviction, e.g. `1/s`'
+            cand -A 'Look for runner pods in all namespaces'
+            cand --all-namespaces 'Look for runner pods in all namespaces'
+            cand -v 'More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request and every review is logged without it'
+            cand --verbose 'More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request and every review is logged without it'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'arcctl;guard;help'= {
+            cand serve 'Serve the admission webhook until SIGTERM or Ctrl-C'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'arcctl;guard;help;serve'= {
+        }
+        &'arcctl;guard;help;help'= {
         }
         &'arcctl;completions'= {
             cand -h 'Print help'
@@ -214,6 +265,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand drain 'Take runners out of service: unregister, confirm idle, delete'
             cand recreate 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
             cand sandbox 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+            cand guard 'Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes'
             cand completions 'Print a shell completion script to stdout'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -224,6 +276,11 @@ set edit:completion:arg-completer[arcctl] = {|@words|
         &'arcctl;help;recreate'= {
         }
         &'arcctl;help;sandbox'= {
+        }
+        &'arcctl;help;guard'= {
+            cand serve 'Serve the admission webhook until SIGTERM or Ctrl-C'
+        }
+        &'arcctl;help;guard;serve'= {
         }
         &'arcctl;help;completions'= {
         }

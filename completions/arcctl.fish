@@ -30,6 +30,7 @@ complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "list" -d 'Show runner
 complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "drain" -d 'Take runners out of service: unregister, confirm idle, delete'
 complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "recreate" -d 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
 complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "sandbox" -d 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "guard" -d 'Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes'
 complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c arcctl -n "__fish_arcctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -s l -l selector -d 'Pod label selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`)' -r
@@ -193,13 +194,48 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l seed -d 'Seed 
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l report -d 'Write the verdict as JSON to this file' -r -F
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l tls -d 'Serve the GitHub API over HTTPS with a generated certificate for 127.0.0.1; its CA is written to the sandbox\'s directory and exported as ARCCTL_CA_CERT'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run the built-in demonstration: a world with job traffic, a node drained, the verdict'
+complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l guard -d 'Start `arcctl guard serve` in-process and register it for the runner namespace (failurePolicy Fail) before the command runs, so evictions of runner pods are guarded'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l org -d 'Organization whose runners to use [env: ARCCTL_ORG]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l repo -d 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l enterprise -d 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l group -d 'Only runners of this runner group (name or id); uses the runner-group endpoints' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l github-url -d 'GitHub API base URL [env: GITHUB_API_URL] [default: https://api.github.com]; for GitHub Enterprise Server use https://HOST/api/v3' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l token-file -d 'Read the GitHub token from this file (GH_TOKEN and GITHUB_TOKEN take precedence)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l app-id -d 'GitHub App id, to authenticate as an App installation instead of with a token [env: ARCCTL_APP_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l installation-id -d 'GitHub App installation id [env: ARCCTL_INSTALLATION_ID]' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l app-key -d 'GitHub App private key, a PEM file [env: ARCCTL_APP_KEY_FILE]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l ca-cert -d 'Extra root certificate (PEM) to trust, e.g. for GitHub Enterprise Server [env: ARCCTL_CA_CERT]' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l request-timeout -d 'Give up on a GitHub or Kubernetes request with no answer after this long, e.g. `10s`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l kubeconfig -d 'Path to the kubeconfig file [env: KUBECONFIG] (default: ~/.kube/config, then in-cluster)' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l context -d 'The kubeconfig context to use' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s n -l namespace -d 'Namespace where runner pods live (repeatable; default: the context\'s namespace)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l listen -d 'Address to listen on (HTTPS)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l tls-cert -d 'The server\'s certificate chain, a PEM file' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l tls-key -d 'The server\'s private key, a PEM file' -r -F
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l answer-within -d 'Answer every review within this long (keep it under the webhook\'s timeoutSeconds); a drain it started goes on in the background' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l confirm-window -d 'After an unregister, how long to watch a runner with no proof of being idle (at least 2s)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l poll-interval -d 'How often a busy runner\'s drain asks GitHub whether its job has ended' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l drain-timeout -d 'Give up on a runner\'s drain after this long (its job never ended); the next eviction starts another' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l max-unregister-rate -d 'Pace of unregister (DELETE) calls to GitHub, shared by every eviction, e.g. `1/s`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s A -l all-namespaces -d 'Look for runner pods in all namespaces'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request and every review is logged without it'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "list" -d 'Show runners joined with their pods'
-complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "drain" -d 'Take runners out of service: unregister, confirm idle, delete'
-complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "recreate" -d 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
-complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "sandbox" -d 'Run a simulated GitHub organization and ARC cluster with live job traffic'
-complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "list" -d 'Show runners joined with their pods'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "drain" -d 'Take runners out of service: unregister, confirm idle, delete'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "recreate" -d 'Replace runners in rolling batches: unregister, confirm idle, delete, wait for the replacement'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "sandbox" -d 'Run a simulated GitHub organization and ARC cluster with live job traffic'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "guard" -d 'Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and __fish_seen_subcommand_from guard" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'

@@ -116,8 +116,78 @@ pub enum Command {
     #[cfg(feature = "sandbox")]
     #[command(after_help = SANDBOX_AFTER_HELP)]
     Sandbox(SandboxArgs),
+    /// Guard evictions of runner pods: an admission webhook that drains a runner before its pod goes.
+    ///
+    /// `arcctl guard serve` is a validating admission webhook (HTTPS, AdmissionReview v1) for
+    /// `CREATE pods/eviction`, so that `kubectl drain`, cluster-autoscaler, Karpenter and node
+    /// upgrades never kill a job: an eviction of a busy runner is refused with 429 (the evictor
+    /// retries), an idle runner is drained as `arcctl drain` does (unregister, confirm idle,
+    /// delete its EphemeralRunner or pod) while the evictor is answered 429 "being drained,
+    /// retry", and any other pod is let through at once.
+    #[cfg(feature = "guard")]
+    Guard(GuardArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
+}
+
+/// `arcctl guard`.
+#[cfg(feature = "guard")]
+#[derive(Debug, Clone, Args)]
+pub struct GuardArgs {
+    #[command(subcommand)]
+    pub command: GuardCommand,
+}
+
+#[cfg(feature = "guard")]
+#[derive(Debug, Clone, Subcommand)]
+pub enum GuardCommand {
+    /// Serve the admission webhook until SIGTERM or Ctrl-C.
+    ///
+    /// Endpoints: POST /validate (AdmissionReview v1), GET /readyz, GET /livez, GET /metrics
+    /// (Prometheus text). Register it with a ValidatingWebhookConfiguration for CREATE
+    /// pods/eviction with a namespaceSelector for the runner namespaces, failurePolicy Fail and
+    /// sideEffects NoneOnDryRun.
+    Serve(GuardServeArgs),
+}
+
+/// `arcctl guard serve`.
+#[cfg(feature = "guard")]
+#[derive(Debug, Clone, Args)]
+pub struct GuardServeArgs {
+    #[command(flatten)]
+    pub github: GitHubArgs,
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Address to listen on (HTTPS).
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:8443")]
+    pub listen: std::net::SocketAddr,
+    /// The server's certificate chain, a PEM file.
+    #[arg(long, value_name = "PATH")]
+    pub tls_cert: PathBuf,
+    /// The server's private key, a PEM file.
+    #[arg(long, value_name = "PATH")]
+    pub tls_key: PathBuf,
+    /// Answer every review within this long (keep it under the webhook's timeoutSeconds);
+    /// a drain it started goes on in the background.
+    #[arg(long, value_name = "DUR", default_value = "8s", value_parser = parse_duration)]
+    pub answer_within: std::time::Duration,
+    /// After an unregister, how long to watch a runner with no proof of being idle (at least 2s).
+    #[arg(long, value_name = "DUR", default_value = "20s", value_parser = parse_duration)]
+    pub confirm_window: std::time::Duration,
+    /// How often a busy runner's drain asks GitHub whether its job has ended.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    pub poll_interval: std::time::Duration,
+    /// Give up on a runner's drain after this long (its job never ended); the next eviction
+    /// starts another.
+    #[arg(long, value_name = "DUR", default_value = "1h", value_parser = parse_duration)]
+    pub drain_timeout: std::time::Duration,
+    /// Pace of unregister (DELETE) calls to GitHub, shared by every eviction, e.g. `1/s`.
+    #[arg(long, value_name = "RATE", default_value = "1/s", value_parser = parse_rate)]
+    pub max_unregister_rate: Rate,
+    /// More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request
+    /// and every review is logged without it.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// GitHub scope and connection.
@@ -370,6 +440,11 @@ pub struct SandboxArgs {
     /// killed). About 30 seconds.
     #[arg(long, conflicts_with = "command")]
     pub demo: bool,
+    /// Start `arcctl guard serve` in-process and register it for the runner namespace
+    /// (failurePolicy Fail) before the command runs, so evictions of runner pods are guarded.
+    #[cfg(feature = "guard")]
+    #[arg(long, conflicts_with = "demo")]
+    pub guard: bool,
     /// Command to run against the sandbox.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -13,6 +13,9 @@ pub mod context;
 pub mod drain;
 pub mod error;
 pub mod github;
+/// `arcctl guard serve`: the admission webhook (the default-on `guard` feature: an HTTPS server).
+#[cfg(feature = "guard")]
+pub mod guard;
 pub mod inventory;
 pub(crate) mod logging;
 pub mod output;

@@ -38,6 +38,8 @@ mod drain;
 mod faults;
 /// The checked-in completions and man pages match the clap command.
 mod generated;
+/// `arcctl guard`: evictions of runner pods through the drain pipeline.
+mod guard;
 /// GitHub's secondary rate limit, enforced as GitHub does.
 mod hostile_github;
 /// Pending runner pods and EphemeralRunners deleted as ARC deletes them.

@@ -4,12 +4,19 @@
 
 pub mod drain;
 pub mod generate;
+#[cfg(feature = "guard")]
+pub mod guard;
 pub mod list;
 pub(crate) mod prepare;
 pub mod recreate;
 #[cfg(feature = "sandbox")]
 pub(crate) mod sandbox;
 pub(crate) mod select;
+
+/// A guard in-process against a sandbox, registered for its runner namespace (what
+/// `arcctl sandbox --guard` does; the tests use it).
+#[cfg(all(feature = "sandbox", feature = "guard"))]
+pub use sandbox::guard::start as start_sandbox_guard;
 
 use std::ffi::OsString;
 
@@ -53,6 +60,11 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
         #[cfg(feature = "sandbox")]
         Command::Sandbox(_) => 0,
         Command::Completions(_) => 0,
+        // A server logs every review (and request) by default.
+        #[cfg(feature = "guard")]
+        Command::Guard(a) => match &a.command {
+            crate::cli::GuardCommand::Serve(s) => s.verbose.saturating_add(1),
+        },
     };
     let result = match logging::dispatch(verbosity, &ctx.stderr) {
         Some(logs) => {
@@ -73,6 +85,8 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
 async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
     match command {
         Command::Completions(args) => generate::run(ctx, &args),
+        #[cfg(feature = "guard")]
+        Command::Guard(args) => guard::run(ctx, args).await,
         #[cfg(feature = "sandbox")]
         Command::Sandbox(args) => sandbox::run(ctx, args).await,
         Command::List(args) => list::run(ctx, args).await,

@@ -59,6 +59,15 @@ impl Kubectl {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
+        self.run_for(args, Duration::from_secs(60)).await
+    }
+
+    /// Runs kubectl with `args`, killed after `limit` (a drain that waits for jobs).
+    pub async fn run_for<I, S>(&self, args: I, limit: Duration) -> Out
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
         let args: Vec<std::ffi::OsString> =
             args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         let home = self.home.path();
@@ -84,9 +93,9 @@ impl Kubectl {
         ] {
             cmd.env_remove(var);
         }
-        let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        let out = tokio::time::timeout(limit, cmd.output())
             .await
-            .unwrap_or_else(|_| panic!("kubectl {args:?} did not finish within 60 s"))
+            .unwrap_or_else(|_| panic!("kubectl {args:?} did not finish within {limit:?}"))
             .expect("kubectl runs");
         Out {
             ok: out.status.success(),

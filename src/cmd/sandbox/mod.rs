@@ -12,6 +12,8 @@
 //! `arcctl` in-process for `--demo`, the context's streams and interrupt, and arcctl's errors.
 
 mod demo;
+#[cfg(feature = "guard")]
+pub(crate) mod guard;
 
 use std::time::Duration;
 
@@ -79,13 +81,24 @@ pub(crate) async fn run(ctx: &Context, args: SandboxArgs) -> Result<u8> {
     }
     let report_path = args.world.report.clone();
     let command = args.command;
+    #[cfg(feature = "guard")]
+    let namespace = args.world.namespace.clone();
     let sandbox = start(args.world).await?;
+    #[cfg(feature = "guard")]
+    let guard = match args.guard {
+        true => Some(guard::start(&sandbox, &namespace).await?),
+        false => None,
+    };
     let code = if command.is_empty() {
         serve(ctx, &sandbox).await;
         0
     } else {
         run_command(ctx, &sandbox, &command).await
     };
+    #[cfg(feature = "guard")]
+    if let Some(guard) = guard {
+        guard.shutdown().await;
+    }
     finish(ctx, sandbox, report_path.as_deref()).await?;
     Ok(code)
 }
