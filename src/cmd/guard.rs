@@ -39,7 +39,7 @@ pub(crate) async fn run(ctx: &Context, args: GuardArgs) -> Result<u8> {
             let acceptor = server::acceptor_from_files(&a.tls_cert, &a.tls_key)?;
             let running = start(&ctx.env, &a, acceptor).await?;
             tracing::info!(addr = %running.addr, "arcctl guard serving");
-            stop_requested(ctx).await;
+            crate::cmd::stop_requested(ctx).await;
             running.shutdown().await;
             Ok(exit::OK)
         }
@@ -100,19 +100,4 @@ pub async fn start(env: &Env, a: &GuardServeArgs, acceptor: TlsAcceptor) -> Resu
             .with_current_subscriber(),
     );
     Ok(Running { addr, stop, task })
-}
-
-async fn stop_requested(ctx: &Context) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                () = ctx.interrupt.triggered() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    ctx.interrupt.triggered().await;
 }

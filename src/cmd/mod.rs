@@ -94,3 +94,21 @@ async fn dispatch(ctx: &Context, command: Command) -> Result<u8, Error> {
         Command::Recreate(args) => recreate::run(ctx, args).await,
     }
 }
+
+/// Resolves on Ctrl-C (the context's interrupt) or SIGTERM: how the long-running commands
+/// (`sandbox` without a command, `guard serve`) are asked to stop.
+#[cfg(any(feature = "sandbox", feature = "guard"))]
+pub(crate) async fn stop_requested(ctx: &crate::context::Context) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                () = ctx.interrupt.triggered() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    ctx.interrupt.triggered().await;
+}

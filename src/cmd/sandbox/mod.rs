@@ -147,7 +147,7 @@ async fn run_demo(ctx: &Context, options: Options) -> Result<u8> {
                     }
                     tokio::select! {
                         () = tokio::time::sleep(Duration::from_millis(250)) => {}
-                        () = stop_requested(ctx) => break,
+                        () = crate::cmd::stop_requested(ctx) => break,
                     }
                 }
                 if traffic.unprinted > 0 {
@@ -231,7 +231,7 @@ async fn run_command(ctx: &Context, sandbox: &Sandbox, command: &[String]) -> u8
     };
     let status = tokio::select! {
         status = child.wait() => status,
-        () = stop_requested(ctx) => {
+        () = crate::cmd::stop_requested(ctx) => {
             // A terminal's Ctrl-C reached the command too: give it time to end by itself.
             match tokio::time::timeout(COMMAND_GRACE, child.wait()).await {
                 Ok(status) => status,
@@ -310,22 +310,6 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
     1
 }
 
-/// Resolves on Ctrl-C (the context's interrupt) or SIGTERM.
-async fn stop_requested(ctx: &Context) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                () = ctx.interrupt.triggered() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    ctx.interrupt.triggered().await;
-}
-
 /// Prints the environment and serves until stopped.
 async fn serve(ctx: &Context, sandbox: &Sandbox) {
     let mut exports = String::new();
@@ -338,7 +322,7 @@ async fn serve(ctx: &Context, sandbox: &Sandbox) {
         sandbox.github_url(),
         sandbox.kube_url()
     ));
-    stop_requested(ctx).await;
+    crate::cmd::stop_requested(ctx).await;
 }
 
 /// `value` quoted for a POSIX shell (bare when it needs no quoting).
