@@ -2,6 +2,7 @@
 //! output format, pagination, mixed ARC modes, and the error paths with their exit codes.
 
 mod readers;
+mod snapshots;
 
 use std::collections::BTreeMap;
 
