@@ -115,11 +115,10 @@ pub fn mode(owners: &[Owner]) -> Mode {
     }
 }
 
-/// The runner id a legacy pod recorded (`actions-runner/id`), if it is a number.
-pub fn recorded_runner_id(annotations: &BTreeMap<String, String>) -> Option<u64> {
-    annotations
-        .get(ANNOTATION_RUNNER_ID)
-        .and_then(|v| v.trim().parse().ok())
+/// The runner id a legacy pod recorded, from the value of its `actions-runner/id` annotation,
+/// if it is a number.
+pub fn parse_runner_id(value: &str) -> Option<u64> {
+    value.trim().parse().ok()
 }
 
 #[cfg(test)]
@@ -200,14 +199,9 @@ mod tests {
 
     #[test]
     fn recorded_ids() {
-        assert_eq!(
-            recorded_runner_id(&labels(&[(ANNOTATION_RUNNER_ID, "42")])),
-            Some(42)
-        );
-        assert_eq!(
-            recorded_runner_id(&labels(&[(ANNOTATION_RUNNER_ID, "x")])),
-            None
-        );
-        assert_eq!(recorded_runner_id(&BTreeMap::new()), None);
+        assert_eq!(parse_runner_id("42"), Some(42));
+        assert_eq!(parse_runner_id(" 42\n"), Some(42));
+        assert_eq!(parse_runner_id("x"), None);
+        assert_eq!(parse_runner_id(""), None);
     }
 }

@@ -1,5 +1,5 @@
 //! The Kubernetes client: connecting from a kubeconfig (or in-cluster), listing runner pods and
-//! EphemeralRunners page by page, reading the runner container's log tail, and the small typed
+//! EphemeralRunners page by page (decoded slim, `cluster::wire`), reading the runner container's log tail, and the small typed
 //! mutations `drain` needs (deletes with a uid precondition, a pod annotation, cordon).
 //!
 //! Kubernetes errors become [`Error`]s naming the verb and resource: 401/403 are exit 4, a bad
@@ -9,16 +9,17 @@ use std::path::Path;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
+use kube::Resource;
 use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, LogParams, Patch,
-    PatchParams, Preconditions, PropagationPolicy,
+    Api, ApiResource, DeleteParams, DynamicObject, GetParams, GroupVersionKind, ListParams,
+    LogParams, Patch, PatchParams, Preconditions, PropagationPolicy,
 };
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::json;
 
 use crate::cluster::model::{EphemeralRunner, RunnerPod};
 use crate::cluster::settings::{KubeSettings, Namespaces};
-use crate::cluster::{arc, retry};
+use crate::cluster::{arc, retry, wire};
 use crate::error::{Error, Result};
 
 /// Page size of list calls (kubectl's `--chunk-size` default).
@@ -224,6 +225,8 @@ impl Cluster {
     }
 
     /// The ARC runner pods in `scope` that match `sel`, every page, namespaces concurrently.
+    /// Each page is decoded into slim pods (`cluster::wire`) and reduced before the next is
+    /// read, so only one page's body per namespace is held at a time.
     pub async fn list_runner_pods(
         &self,
         scope: &NamespaceScope,
@@ -244,37 +247,33 @@ impl Cluster {
                 list.join("`, `")
             ),
         };
-        let pods: Vec<Pod> = match scope {
-            NamespaceScope::All => list_all(
-                &Api::<Pod>::all(self.client.clone()),
-                &lp,
-                self.at("pods", None, false),
-            )
-            .await
-            .map_err(|e| e.context(failed()))?,
+        let keep = |p: wire::Pod| {
+            RunnerPod::from_wire(p).filter(|p| match &sel.scale_set {
+                Some(want) => p.scale_set.as_deref() == Some(want.as_str()),
+                None => true,
+            })
+        };
+        match scope {
+            NamespaceScope::All => {
+                let path = Pod::url_path(&(), None);
+                self.list_all(&path, &lp, self.at("pods", None, false), keep)
+                    .await
+                    .map_err(|e| e.context(failed()))
+            }
             NamespaceScope::Only(list) => {
                 let calls = list.iter().map(|ns| {
-                    let api = Api::<Pod>::namespaced(self.client.clone(), ns);
-                    let lp = lp.clone();
-                    let at = self.at("pods", Some(ns), false);
-                    async move { list_all(&api, &lp, at).await }
+                    let path = Pod::url_path(&(), Some(ns));
+                    let (lp, at) = (&lp, self.at("pods", Some(ns), false));
+                    async move { self.list_all(&path, lp, at, keep).await }
                 });
-                futures::future::try_join_all(calls)
+                Ok(futures::future::try_join_all(calls)
                     .await
                     .map_err(|e| e.context(failed()))?
                     .into_iter()
                     .flatten()
-                    .collect()
+                    .collect())
             }
-        };
-        Ok(pods
-            .iter()
-            .filter_map(RunnerPod::from_pod)
-            .filter(|p| match &sel.scale_set {
-                Some(want) => p.scale_set.as_deref() == Some(want.as_str()),
-                None => true,
-            })
-            .collect())
+        }
     }
 
     /// The EphemeralRunners in `scope`; none when the cluster has no scale-set CRDs.
@@ -284,36 +283,37 @@ impl Cluster {
     ) -> Result<Vec<EphemeralRunner>> {
         let ar = ephemeral_runner_resource();
         let lp = ListParams::default().limit(PAGE_SIZE);
-        let objs: Vec<DynamicObject> = match scope {
+        let keep = |e: wire::EphemeralRunner| Some(EphemeralRunner::from_wire(e));
+        match scope {
             NamespaceScope::All => {
-                let api = Api::<DynamicObject>::all_with(self.client.clone(), &ar);
-                list_all(&api, &lp, self.at("ephemeralrunners", None, true)).await?
+                let path = DynamicObject::url_path(&ar, None);
+                self.list_all(&path, &lp, self.at("ephemeralrunners", None, true), keep)
+                    .await
             }
             NamespaceScope::Only(list) => {
                 let calls = list.iter().map(|ns| {
-                    let api = Api::<DynamicObject>::namespaced_with(self.client.clone(), ns, &ar);
-                    let lp = lp.clone();
-                    let at = self.at("ephemeralrunners", Some(ns), true);
-                    async move { list_all(&api, &lp, at).await }
+                    let path = DynamicObject::url_path(&ar, Some(ns));
+                    let (lp, at) = (&lp, self.at("ephemeralrunners", Some(ns), true));
+                    async move { self.list_all(&path, lp, at, keep).await }
                 });
-                futures::future::try_join_all(calls)
+                Ok(futures::future::try_join_all(calls)
                     .await?
                     .into_iter()
                     .flatten()
-                    .collect()
+                    .collect())
             }
-        };
-        Ok(objs.iter().map(EphemeralRunner::from_dynamic).collect())
+        }
     }
 
     /// One pod, reduced; `None` when it is gone or not an ARC runner pod.
     pub async fn get_runner_pod(&self, namespace: &str, name: &str) -> Result<Option<RunnerPod>> {
-        let api = Api::<Pod>::namespaced(self.client.clone(), namespace);
-        let pod = retry::retrying(|| api.get_opt(name))
-            .await
-            .map_err(|e| kube_error(e, "get", "pods", Some(namespace), &self.server))
-            .map_err(|e| e.context(format!("failed to read pod `{namespace}/{name}`")))?;
-        Ok(pod.as_ref().and_then(RunnerPod::from_pod))
+        let path = Pod::url_path(&(), Some(namespace));
+        match self.get_wire::<wire::Pod>(&path, name).await {
+            Ok(pod) => Ok(RunnerPod::from_wire(pod)),
+            Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+            Err(e) => Err(kube_error(e, "get", "pods", Some(namespace), &self.server)
+                .context(format!("failed to read pod `{namespace}/{name}`"))),
+        }
     }
 
     /// One EphemeralRunner; `None` when it is gone (or scale sets are not installed).
@@ -322,20 +322,82 @@ impl Cluster {
         namespace: &str,
         name: &str,
     ) -> Result<Option<EphemeralRunner>> {
-        let api = Api::<DynamicObject>::namespaced_with(
-            self.client.clone(),
-            namespace,
-            &ephemeral_runner_resource(),
-        );
-        match retry::retrying(|| api.get_opt(name)).await {
-            Ok(obj) => Ok(obj.as_ref().map(EphemeralRunner::from_dynamic)),
-            // The resource type itself is unknown: no scale sets here.
+        let path = DynamicObject::url_path(&ephemeral_runner_resource(), Some(namespace));
+        match self.get_wire::<wire::EphemeralRunner>(&path, name).await {
+            Ok(er) => Ok(Some(EphemeralRunner::from_wire(er))),
+            // Gone, or the resource type itself is unknown: no scale sets here.
             Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
             Err(e) => Err(
                 kube_error(e, "get", "ephemeralrunners", Some(namespace), &self.server).context(
                     format!("failed to read EphemeralRunner `{namespace}/{name}`"),
                 ),
             ),
+        }
+    }
+
+    /// `GET {path}/{name}` decoded as `T`, with the bounded retries of `cluster::retry`.
+    async fn get_wire<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        name: &str,
+    ) -> std::result::Result<T, kube::Error> {
+        retry::retrying(|| async {
+            let mut req = kube::core::Request::new(path)
+                .get(name, &GetParams::default())
+                .map_err(kube::Error::BuildRequest)?;
+            req.extensions_mut().insert("get");
+            self.client.request::<T>(req).await
+        })
+        .await
+    }
+
+    /// Every page of a list at `path`, each page's items reduced by `keep` before the next page
+    /// is read. With `at.missing_ok`, a 404 for the resource type (its CRD is not installed)
+    /// is an empty list.
+    async fn list_all<W, T>(
+        &self,
+        path: &str,
+        lp: &ListParams,
+        at: ListAt<'_>,
+        keep: impl Fn(W) -> Option<T>,
+    ) -> Result<Vec<T>>
+    where
+        W: serde::de::DeserializeOwned,
+    {
+        let mut out = Vec::new();
+        let mut lp = lp.clone();
+        let mut first = true;
+        loop {
+            let call = || async {
+                let mut req = kube::core::Request::new(path)
+                    .list(&lp)
+                    .map_err(kube::Error::BuildRequest)?;
+                req.extensions_mut().insert("list");
+                self.client.request::<wire::Page<W>>(req).await
+            };
+            let page = match retry::retrying(call).await {
+                Ok(page) => page,
+                Err(kube::Error::Api(s)) if s.code == 404 && at.missing_ok && first => {
+                    return Ok(Vec::new());
+                }
+                // A list is refused as a bad request only for what we passed: the selectors.
+                Err(kube::Error::Api(s)) if s.code == 400 => {
+                    return Err(Error::usage(format!(
+                        "Kubernetes refused the selection of `{}`: {}",
+                        at.resource, s.message
+                    ))
+                    .with_hint("check -l/--selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`) and --node"));
+                }
+                Err(e) => {
+                    return Err(kube_error(e, "list", at.resource, at.namespace, at.server));
+                }
+            };
+            first = false;
+            out.extend(page.items.into_iter().flatten().filter_map(&keep));
+            match page.metadata.continue_token.filter(|c| !c.is_empty()) {
+                Some(token) => lp.continue_token = Some(token),
+                None => return Ok(out),
+            }
         }
     }
 
@@ -518,38 +580,6 @@ fn context_hint(contexts: &[String]) -> String {
         "the kubeconfig defines no contexts".to_owned()
     } else {
         format!("contexts in the kubeconfig: {}", contexts.join(", "))
-    }
-}
-
-/// Every page of a list. With `missing_ok`, a 404 for the resource type (its CRD is not
-/// installed) is an empty list.
-async fn list_all<K>(api: &Api<K>, lp: &ListParams, at: ListAt<'_>) -> Result<Vec<K>>
-where
-    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    let mut out = Vec::new();
-    let mut lp = lp.clone();
-    loop {
-        let page = match retry::retrying(|| api.list(&lp)).await {
-            Ok(page) => page,
-            Err(kube::Error::Api(s)) if s.code == 404 && at.missing_ok && out.is_empty() => {
-                return Ok(Vec::new());
-            }
-            // A list is refused as a bad request only for what we passed: the selectors.
-            Err(kube::Error::Api(s)) if s.code == 400 => {
-                return Err(Error::usage(format!(
-                    "Kubernetes refused the selection of `{}`: {}",
-                    at.resource, s.message
-                ))
-                .with_hint("check -l/--selector (`key=value`, `key!=value`, `key in (a,b)`, `key`, `!key`) and --node"));
-            }
-            Err(e) => return Err(kube_error(e, "list", at.resource, at.namespace, at.server)),
-        };
-        out.extend(page.items);
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => lp.continue_token = Some(token),
-            None => return Ok(out),
-        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! The cluster's side: the Kubernetes client, ARC's labels and owners, and the runner pods and
-//! EphemeralRunners read from them.
+//! EphemeralRunners read from them (`wire`: only the fields arcctl uses).
 //!
 //! Returns data and typed outcomes; never prints.
 
@@ -10,6 +10,7 @@ pub mod model;
 pub(crate) mod retry;
 pub mod runner_log;
 pub mod settings;
+pub(crate) mod wire;
 
 pub use arc::Mode;
 pub use client::{Cluster, CordonResult, DeleteResult, NamespaceScope, PodSelection};

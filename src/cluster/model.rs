@@ -3,12 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::DynamicObject;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::cluster::arc::{self, Mode, Owner};
+use crate::cluster::wire;
 
 /// An ARC runner pod.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,68 +49,68 @@ pub struct ContainerState {
 }
 
 impl RunnerPod {
-    /// Reduces a pod; `None` when it is not an ARC runner pod.
-    pub fn from_pod(pod: &Pod) -> Option<Self> {
-        let meta = &pod.metadata;
-        let labels = meta.labels.clone().unwrap_or_default();
+    /// Reduces a pod as read off the wire; `None` when it is not an ARC runner pod.
+    pub(crate) fn from_wire(pod: wire::Pod) -> Option<Self> {
+        let meta = pod.metadata;
+        let labels = meta.labels.unwrap_or_default();
         if !arc::is_runner_pod(&labels) {
             return None;
         }
-        let annotations = meta.annotations.clone().unwrap_or_default();
         let owners: Vec<Owner> = meta
             .owner_references
-            .iter()
+            .into_iter()
             .flatten()
             .map(|o| Owner {
-                api_version: o.api_version.clone(),
-                kind: o.kind.clone(),
-                name: o.name.clone(),
-                uid: o.uid.clone(),
+                api_version: o.api_version,
+                kind: o.kind,
+                name: o.name,
+                uid: o.uid,
                 controller: o.controller.unwrap_or(false),
             })
             .collect();
-        let status = pod.status.as_ref();
+        let status = pod.status.unwrap_or_default();
         let runner_container = status
-            .and_then(|s| s.container_statuses.as_ref())
-            .and_then(|cs| cs.iter().find(|c| c.name == "runner"))
-            .map(|c| ContainerState {
-                ready: c.ready,
-                restart_count: c.restart_count,
-                state: match &c.state {
-                    Some(s) if s.terminated.is_some() => "terminated",
-                    Some(s) if s.running.is_some() => "running",
-                    _ => "waiting",
+            .container_statuses
+            .into_iter()
+            .flatten()
+            .find(|c| c.name == "runner")
+            .map(|c| {
+                let state = c.state.unwrap_or_default();
+                ContainerState {
+                    ready: c.ready,
+                    restart_count: c.restart_count,
+                    state: if state.terminated.is_some() {
+                        "terminated"
+                    } else if state.running.is_some() {
+                        "running"
+                    } else {
+                        "waiting"
+                    }
+                    .to_owned(),
+                    started_at: state.running.as_ref().and_then(|r| r.started_at),
+                    reason: state
+                        .waiting
+                        .and_then(|w| w.reason)
+                        .or_else(|| state.terminated.and_then(|t| t.reason)),
                 }
-                .to_owned(),
-                reason: c.state.as_ref().and_then(|s| {
-                    s.waiting
-                        .as_ref()
-                        .and_then(|w| w.reason.clone())
-                        .or_else(|| s.terminated.as_ref().and_then(|t| t.reason.clone()))
-                }),
-                started_at: c
-                    .state
-                    .as_ref()
-                    .and_then(|s| s.running.as_ref())
-                    .and_then(|r| r.started_at.as_ref())
-                    .map(|t| t.0),
             });
+        let mode = arc::mode(&owners);
+        let owner = arc::controlling_owner(&owners).cloned();
         Some(RunnerPod {
-            name: meta.name.clone().unwrap_or_default(),
-            namespace: meta.namespace.clone().unwrap_or_default(),
-            uid: meta.uid.clone().unwrap_or_default(),
-            node: pod
-                .spec
-                .as_ref()
-                .and_then(|s| s.node_name.clone())
-                .filter(|n| !n.is_empty()),
-            phase: status.and_then(|s| s.phase.clone()),
-            created: meta.creation_timestamp.as_ref().map(|t| t.0),
+            name: meta.name.unwrap_or_default(),
+            namespace: meta.namespace.unwrap_or_default(),
+            uid: meta.uid.unwrap_or_default(),
+            node: pod.spec.and_then(|s| s.node_name).filter(|n| !n.is_empty()),
+            phase: status.phase,
+            created: meta.creation_timestamp,
             deleting: meta.deletion_timestamp.is_some(),
             scale_set: arc::scale_set_name(&labels).map(str::to_owned),
-            mode: arc::mode(&owners),
-            owner: arc::controlling_owner(&owners).cloned(),
-            recorded_runner_id: arc::recorded_runner_id(&annotations),
+            mode,
+            owner,
+            recorded_runner_id: meta
+                .runner_id_annotation
+                .as_deref()
+                .and_then(arc::parse_runner_id),
             runner_container,
             labels,
         })
@@ -137,18 +136,18 @@ pub struct EphemeralRunner {
 }
 
 impl EphemeralRunner {
-    pub fn from_dynamic(obj: &DynamicObject) -> Self {
-        let status = obj.data.get("status");
-        let field = |k: &str| status.and_then(|s| s.get(k));
+    /// An EphemeralRunner as read off the wire.
+    pub(crate) fn from_wire(er: wire::EphemeralRunner) -> Self {
+        let status = er.status.unwrap_or_default();
         EphemeralRunner {
-            name: obj.metadata.name.clone().unwrap_or_default(),
-            namespace: obj.metadata.namespace.clone().unwrap_or_default(),
-            uid: obj.metadata.uid.clone().unwrap_or_default(),
-            runner_id: field("runnerId").and_then(as_id),
-            job_id: field("jobId").and_then(as_text),
-            job_display_name: field("jobDisplayName").and_then(as_text),
-            job_repository: field("jobRepositoryName").and_then(as_text),
-            phase: field("phase").and_then(as_text),
+            name: er.metadata.name.unwrap_or_default(),
+            namespace: er.metadata.namespace.unwrap_or_default(),
+            uid: er.metadata.uid.unwrap_or_default(),
+            runner_id: status.runner_id.as_ref().and_then(as_id),
+            job_id: status.job_id.as_ref().and_then(as_text),
+            job_display_name: status.job_display_name.as_ref().and_then(as_text),
+            job_repository: status.job_repository_name.as_ref().and_then(as_text),
+            phase: status.phase.as_ref().and_then(as_text),
         }
     }
 }
@@ -177,9 +176,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn from_pod(v: Value) -> Option<RunnerPod> {
+        RunnerPod::from_wire(serde_json::from_value(v).unwrap())
+    }
+
+    fn from_er(v: Value) -> EphemeralRunner {
+        EphemeralRunner::from_wire(serde_json::from_value(v).unwrap())
+    }
+
     #[test]
     fn reduces_a_scale_set_pod() {
-        let pod: Pod = serde_json::from_value(json!({
+        let p = from_pod(json!({
             "metadata": {
                 "name": "arc-abc-runner-x1", "namespace": "arc-runners", "uid": "u1",
                 "creationTimestamp": "2026-11-29T20:00:00Z",
@@ -190,55 +197,108 @@ mod tests {
             "spec": {"nodeName": "node-1", "containers": [{"name": "runner"}]},
             "status": {"phase": "Running", "containerStatuses": [{
                 "name": "runner", "ready": true, "restartCount": 0, "image": "i", "imageID": "",
-                "state": {"running": {}}}]}
+                "state": {"running": {"startedAt": "2026-11-29T20:00:05Z"}}}]}
         }))
         .unwrap();
-        let p = RunnerPod::from_pod(&pod).unwrap();
         assert_eq!(p.mode, Mode::ScaleSet);
         assert_eq!(p.scale_set.as_deref(), Some("arc"));
         assert_eq!(p.node.as_deref(), Some("node-1"));
         assert_eq!(p.owner.as_ref().unwrap().uid, "er1");
-        assert_eq!(p.runner_container.as_ref().unwrap().state, "running");
+        let c = p.runner_container.as_ref().unwrap();
+        assert_eq!(c.state, "running");
+        assert!(c.ready);
+        assert_eq!(c.started_at.unwrap().to_string(), "2026-11-29T20:00:05Z");
         assert_eq!(p.created.unwrap().to_string(), "2026-11-29T20:00:00Z");
+        assert_eq!(p.phase.as_deref(), Some("Running"));
         assert!(!p.deleting);
+        assert_eq!(p.labels.len(), 2);
     }
 
     #[test]
     fn skips_other_pods_and_reads_legacy_ids() {
-        let web: Pod =
-            serde_json::from_value(json!({"metadata": {"name": "web", "labels": {"app": "web"}}}))
-                .unwrap();
-        assert!(RunnerPod::from_pod(&web).is_none());
-        let legacy: Pod = serde_json::from_value(json!({"metadata": {
+        assert!(from_pod(json!({"metadata": {"name": "web", "labels": {"app": "web"}}})).is_none());
+        assert!(from_pod(json!({"metadata": {"name": "bare"}})).is_none());
+        let p = from_pod(json!({"metadata": {
             "name": "rd-abc-x", "namespace": "ns",
             "labels": {"actions-runner": "", "runner-deployment-name": "rd"},
-            "annotations": {"actions-runner/id": "77"}}}))
+            "annotations": {"actions-runner/id": " 77 ", "other": "x"}}}))
         .unwrap();
-        let p = RunnerPod::from_pod(&legacy).unwrap();
         assert_eq!(p.recorded_runner_id, Some(77));
         assert_eq!(p.mode, Mode::Other);
         assert_eq!(p.node, None);
+        assert_eq!(p.runner_container, None);
+        assert_eq!(p.scale_set.as_deref(), Some("rd"));
+    }
+
+    #[test]
+    fn container_reasons_owners_and_deletion() {
+        let p = from_pod(json!({
+            "metadata": {"name": "rs-0", "labels": {"runnerset-name": "rs"},
+                "deletionTimestamp": "2026-11-29T21:00:00Z",
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "c1"},
+                    {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "rs", "uid": "s1", "controller": true}]},
+            "spec": {"nodeName": ""},
+            "status": {"phase": "Failed", "containerStatuses": [
+                {"name": "dind", "ready": true, "restartCount": 0, "state": {"running": {}}},
+                {"name": "runner", "ready": false, "restartCount": 3,
+                 "state": {"terminated": {"exitCode": 1, "reason": "Error"}}}]}
+        }))
+        .unwrap();
+        assert_eq!(p.mode, Mode::LegacyStatefulset);
+        assert_eq!(p.owner.as_ref().unwrap().uid, "s1");
+        assert!(p.deleting);
+        // An empty node name is no node.
+        assert_eq!(p.node, None);
+        let c = p.runner_container.unwrap();
+        assert_eq!(
+            (
+                c.state.as_str(),
+                c.reason.as_deref(),
+                c.restart_count,
+                c.started_at
+            ),
+            ("terminated", Some("Error"), 3, None)
+        );
+        let p = from_pod(json!({
+            "metadata": {"name": "x", "labels": {"actions-ephemeral-runner": "True"}},
+            "status": {"containerStatuses": [{"name": "runner",
+                 "state": {"waiting": {"reason": "ImagePullBackOff"}}}]}
+        }))
+        .unwrap();
+        let c = p.runner_container.unwrap();
+        assert_eq!(
+            (c.state.as_str(), c.reason.as_deref()),
+            ("waiting", Some("ImagePullBackOff"))
+        );
+        assert_eq!(p.owner, None);
     }
 
     #[test]
     fn reads_ephemeral_runner_status() {
-        let obj: DynamicObject = serde_json::from_value(json!({
+        let er = from_er(json!({
             "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
             "metadata": {"name": "r", "namespace": "ns", "uid": "u"},
-            "status": {"runnerId": 12, "jobId": "", "jobDisplayName": "build", "phase": "Running"}
-        }))
-        .unwrap();
-        let er = EphemeralRunner::from_dynamic(&obj);
+            "spec": {"githubConfigUrl": "https://github.com/o"},
+            "status": {"runnerId": 12, "jobId": "", "jobDisplayName": "build", "phase": "Running",
+                       "jobRepositoryName": "o/web"}
+        }));
+        assert_eq!(
+            (er.name.as_str(), er.namespace.as_str(), er.uid.as_str()),
+            ("r", "ns", "u")
+        );
         assert_eq!(er.runner_id, Some(12));
         assert_eq!(er.job_id, None);
         assert_eq!(er.job_display_name.as_deref(), Some("build"));
-        let obj: DynamicObject = serde_json::from_value(json!({
-            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
-            "metadata": {"name": "r"}, "status": {"runnerId": 0, "jobId": 99}
-        }))
-        .unwrap();
-        let er = EphemeralRunner::from_dynamic(&obj);
+        assert_eq!(er.job_repository.as_deref(), Some("o/web"));
+        assert_eq!(er.phase.as_deref(), Some("Running"));
+        let er =
+            from_er(json!({"metadata": {"name": "r"}, "status": {"runnerId": 0, "jobId": 99}}));
         assert_eq!(er.runner_id, None);
         assert_eq!(er.job_id.as_deref(), Some("99"));
+        let er = from_er(json!({"metadata": {"name": "r"}, "status": {"runnerId": "31"}}));
+        assert_eq!(er.runner_id, Some(31));
+        let er = from_er(json!({"metadata": {"name": "r"}, "status": null}));
+        assert_eq!((er.runner_id, er.phase), (None, None));
     }
 }
