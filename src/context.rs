@@ -101,6 +101,23 @@ impl Stream {
         w.write_all(text.as_bytes())?;
         w.flush()
     }
+
+    /// Lets `write` stream into the stream through one buffer, then flushes: a long document
+    /// is written as it is rendered, never held whole. Errors as [`Stream::write_str`].
+    pub fn write_with(
+        &self,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut w = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut buffered = std::io::BufWriter::with_capacity(64 << 10, &mut **w);
+        write(&mut buffered)?;
+        buffered.flush()?;
+        drop(buffered);
+        w.flush()
+    }
 }
 
 impl std::fmt::Debug for Stream {

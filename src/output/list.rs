@@ -36,7 +36,17 @@ pub struct ListStyle {
 pub struct RunnerList<'a> {
     pub api_version: &'static str,
     pub kind: &'static str,
-    pub items: Vec<Item<'a>>,
+    pub items: Items<'a>,
+}
+
+/// The entries as document items, each made as it is serialized (never all at once).
+#[derive(Debug, Clone, Copy)]
+pub struct Items<'a>(pub &'a [Entry]);
+
+impl Serialize for Items<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Item::from_entry))
+    }
 }
 
 /// One runner in the document. Every key is always present (`null` when unknown), so `jq`
@@ -127,15 +137,22 @@ pub fn document(entries: &[Entry]) -> RunnerList<'_> {
     RunnerList {
         api_version: API_VERSION,
         kind: "RunnerList",
-        items: entries.iter().map(Item::from_entry).collect(),
+        items: Items(entries),
     }
 }
 
+/// Streams the pretty JSON document (and a final newline) into `w`.
+pub fn write_json(w: &mut dyn std::io::Write, entries: &[Entry]) -> std::io::Result<()> {
+    // Plain structs of strings and numbers: only the writer can fail.
+    serde_json::to_writer_pretty(&mut *w, &document(entries))?;
+    w.write_all(b"\n")
+}
+
 pub fn render_json(entries: &[Entry]) -> String {
-    // Serializing plain structs of strings and numbers cannot fail.
-    let mut s = serde_json::to_string_pretty(&document(entries)).unwrap_or_default();
-    s.push('\n');
-    s
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_json(&mut out, entries);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 pub fn render_yaml(entries: &[Entry]) -> String {
@@ -250,6 +267,9 @@ pub fn write(ctx: &Context, style: ListStyle, inv: &Inventory, now: jiff::Timest
         }
     }
     let data = match style.format {
+        OutputFormat::Json => {
+            return finish(ctx.stdout.write_with(|w| write_json(w, &inv.entries)));
+        }
         OutputFormat::Table | OutputFormat::Wide => {
             if inv.entries.is_empty() {
                 String::new()
@@ -263,16 +283,12 @@ pub fn write(ctx: &Context, style: ListStyle, inv: &Inventory, now: jiff::Timest
                 )
             }
         }
-        OutputFormat::Json => render_json(&inv.entries),
         OutputFormat::Yaml => render_yaml(&inv.entries),
         OutputFormat::Name => render_names(&inv.entries),
     };
     if let Err(e) = ctx.stdout.write_str(&data) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            // `arcctl list | head -1`: the reader has what it wanted.
-            return Ok(exit::OK);
-        }
-        return Err(Error::failed("failed to write the runner list").with_source(e));
+        // A closed pipe ends the run quietly, without the summary.
+        return finish(Err(e));
     }
     if style.chatty && matches!(style.format, OutputFormat::Table | OutputFormat::Wide) {
         let _ = ctx
@@ -280,6 +296,16 @@ pub fn write(ctx: &Context, style: ListStyle, inv: &Inventory, now: jiff::Timest
             .write_str(&format!("{}\n", summary(&inv.entries)));
     }
     Ok(exit::OK)
+}
+
+/// The exit code of a written list: a closed pipe is success too.
+fn finish(written: std::io::Result<()>) -> Result<u8> {
+    match written {
+        Ok(()) => Ok(exit::OK),
+        // `arcctl list | head -1`: the reader has what it wanted.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::OK),
+        Err(e) => Err(Error::failed("failed to write the runner list").with_source(e)),
+    }
 }
 
 #[cfg(test)]
@@ -490,6 +516,32 @@ mod tests {
         };
         assert_eq!(write(&ctx, style, &inv, now()).unwrap(), 0);
         assert_eq!(err.text(), "");
+        // The streamed JSON too.
+        let json = ListStyle {
+            format: OutputFormat::Json,
+            ..style
+        };
+        assert_eq!(write(&ctx, json, &inv, now()).unwrap(), 0);
+        assert_eq!(err.text(), "");
+    }
+
+    #[test]
+    fn the_streamed_json_is_the_rendered_document() {
+        let (ctx, out, _err) = Context::captured(crate::context::Env::default());
+        let inv = Inventory {
+            entries: entries(),
+            warnings: Vec::new(),
+        };
+        let style = ListStyle {
+            format: OutputFormat::Json,
+            headers: true,
+            color: false,
+            chatty: true,
+        };
+        write(&ctx, style, &inv, now()).unwrap();
+        assert_eq!(out.text(), render_json(&inv.entries));
+        assert!(out.text().starts_with("{\n  \"apiVersion\": \"arcctl/v1\",\n  \"kind\": \"RunnerList\",\n  \"items\": [\n    {\n      \"name\": \"arc-x-runner-aaaaa\","));
+        assert!(out.text().ends_with("\n  ]\n}\n"));
     }
 
     #[test]
