@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('--scale-set', '--scale-set', [CompletionResultType]::ParameterName, 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Only runners that carry this GitHub label (repeatable; all must match)')
             [CompletionResult]::new('--state', '--state', [CompletionResultType]::ParameterName, 'Only runners in this state (repeatable)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'How many pages of GitHub''s runner list are read at once')
             [CompletionResult]::new('--org', '--org', [CompletionResultType]::ParameterName, 'Organization whose runners to use [env: ARCCTL_ORG]')
             [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]')
             [CompletionResult]::new('--enterprise', '--enterprise', [CompletionResultType]::ParameterName, 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]')

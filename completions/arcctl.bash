@@ -526,7 +526,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__list)
-            opts="-l -n -A -o -q -v -h -V --selector --node --scale-set --label --state --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --request-timeout --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
+            opts="-l -n -A -o -q -v -h -V --selector --node --scale-set --label --state --concurrency --org --repo --enterprise --group --github-url --token-file --app-id --installation-id --app-key --ca-cert --request-timeout --kubeconfig --context --namespace --all-namespaces --output --no-headers --color --no-progress --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -554,6 +554,10 @@ _arcctl() {
                     ;;
                 --state)
                     COMPREPLY=($(compgen -W "idle busy offline pod-only registration-only conflict" -- "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --org)

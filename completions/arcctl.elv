@@ -37,6 +37,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand --scale-set 'Only runners of this ARC scale set, RunnerDeployment or RunnerSet'
             cand --label 'Only runners that carry this GitHub label (repeatable; all must match)'
             cand --state 'Only runners in this state (repeatable)'
+            cand --concurrency 'How many pages of GitHub''s runner list are read at once'
             cand --org 'Organization whose runners to use [env: ARCCTL_ORG]'
             cand --repo 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]'
             cand --enterprise 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]'

@@ -43,6 +43,7 @@ offline\t''
 pod-only\t''
 registration-only\t''
 conflict\t''"
+complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l concurrency -d 'How many pages of GitHub\'s runner list are read at once' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l org -d 'Organization whose runners to use [env: ARCCTL_ORG]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l repo -d 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand list" -l enterprise -d 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]' -r

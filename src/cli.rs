@@ -323,6 +323,9 @@ pub struct ListArgs {
     /// Only runners in this state (repeatable).
     #[arg(long = "state", value_enum, value_name = "STATE")]
     pub states: Vec<State>,
+    /// How many pages of GitHub's runner list are read at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: u32,
     #[command(flatten)]
     pub github: GitHubArgs,
     #[command(flatten)]

@@ -44,7 +44,8 @@ pub(crate) async fn run(ctx: &Context, args: ListArgs) -> Result<u8> {
         chatty: presentation.chatty,
     };
 
-    let github = GitHubClient::new(&github_settings)?;
+    let github =
+        GitHubClient::new(&github_settings)?.with_page_concurrency(args.concurrency as usize);
     let cluster = Cluster::connect(&kube_settings).await?;
     let query = Query {
         namespaces: cluster.namespace_scope(&kube_settings.namespaces),

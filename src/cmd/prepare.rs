@@ -108,7 +108,9 @@ pub(crate) async fn prepare(ctx: &Context, i: Inputs<'_>) -> Result<Prepared> {
         _ => None,
     };
 
-    let github = Arc::new(GitHubClient::new(&github_settings)?);
+    let github = Arc::new(
+        GitHubClient::new(&github_settings)?.with_page_concurrency(opts.concurrency as usize),
+    );
     let cluster = Arc::new(Cluster::connect(&kube_settings).await?);
     let namespaces = cluster.namespace_scope(&kube_settings.namespaces);
     let scene = Scene {

@@ -22,6 +22,7 @@ use crate::github::auth::{Credentials, Minted};
 use crate::github::errors::{Failure, classify, error_chain, error_message};
 use crate::github::model::{Runner, RunnerGroup, RunnerGroupPage, RunnerPage};
 use crate::github::outcome::{DeleteOutcome, DeleteReply, ReadError, Reply};
+use crate::github::pages::{self, MAX_PAGES};
 use crate::github::pagination::next_link;
 use crate::github::rate::{RateInfo, is_rate_limited};
 use crate::github::retry::{self, RetryPolicy};
@@ -34,9 +35,6 @@ const PER_PAGE: &str = "100";
 /// The largest answer read: a page of 100 runners is about 60 KiB, so anything near this is
 /// not GitHub's runner API, and reading it whole would only cost memory.
 const MAX_BODY: usize = 16 << 20;
-/// The most pages one list follows (100 per page): far beyond any real scope, and a bound on
-/// a server whose `next` links never end.
-const MAX_PAGES: usize = 2_000;
 
 /// The GitHub client of one scope. Cheap to clone; clones share the connection pool.
 #[derive(Clone)]
@@ -49,6 +47,8 @@ pub struct GitHubClient {
     pub(super) scope: Scope,
     last_rate: Arc<Mutex<Option<RateInfo>>>,
     retry: RetryPolicy,
+    /// How many pages of a runner list are read at once.
+    page_concurrency: usize,
     /// The run's log subscriber (`-v`), kept so that requests from any task are logged to it.
     logs: tracing::Dispatch,
 }
@@ -114,6 +114,7 @@ impl GitHubClient {
             scope: settings.scope.clone(),
             last_rate: Arc::new(Mutex::new(None)),
             retry: RetryPolicy::default(),
+            page_concurrency: pages::DEFAULT_CONCURRENCY,
             logs: tracing::dispatcher::get_default(tracing::Dispatch::clone),
         })
     }
@@ -123,6 +124,17 @@ impl GitHubClient {
     pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
+    }
+
+    /// Sets how many pages of a runner list are read at once (at least one).
+    #[must_use]
+    pub fn with_page_concurrency(mut self, n: usize) -> Self {
+        self.page_concurrency = n.max(1);
+        self
+    }
+
+    pub(super) fn retry_policy(&self) -> RetryPolicy {
+        self.retry
     }
 
     pub fn scope(&self) -> &Scope {
@@ -142,10 +154,11 @@ impl GitHubClient {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// All runners of the scope (`GET {scope}/actions/runners`, every page).
+    /// All runners of the scope (`GET {scope}/actions/runners`, every page, several at once
+    /// as `github::pages` says).
     pub async fn list_runners(&self) -> Result<Vec<Runner>> {
         let url = self.url(&format!("{}/actions/runners", self.scope.path()), &[])?;
-        self.get_pages(url, |p: RunnerPage| p.runners, true)
+        self.runner_pages(url, self.page_concurrency)
             .await
             .map_err(|f| self.error(f, || self.scope_not_found()))
             .map_err(|e| {
@@ -164,7 +177,7 @@ impl GitHubClient {
             group.id
         );
         let url = self.url(&path, &[])?;
-        self.get_pages(url, |p: RunnerPage| p.runners, true)
+        self.runner_pages(url, self.page_concurrency)
             .await
             .map_err(|f| {
                 self.error(f, || {
@@ -436,7 +449,10 @@ impl GitHubClient {
     }
 
     /// One GET decoded as `T`; non-2xx answers are failures.
-    async fn get_once<T: DeserializeOwned>(&self, url: Url) -> Result<(T, HeaderMap), Failure> {
+    pub(super) async fn get_once<T: DeserializeOwned>(
+        &self,
+        url: Url,
+    ) -> Result<(T, HeaderMap), Failure> {
         let reply = self.send(Method::GET, url.clone()).await?;
         if !reply.status.is_success() {
             let status = reply.status.as_u16();

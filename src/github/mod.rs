@@ -1,6 +1,7 @@
 //! GitHub's side: the REST client for self-hosted runners of one scope (`client`), what it is
 //! built from (`settings`, `auth`), what it answers (`model`, `outcome`), how reads retry
-//! (`retry`), how failures become errors (`errors`), pagination and rate-limit signals.
+//! (`retry`), how failures become errors (`errors`), pagination (`pagination`, and `pages`: a list's pages read several at once) and rate-limit
+//! signals.
 //!
 //! Returns data and typed outcomes; never prints.
 
@@ -9,6 +10,7 @@ pub mod client;
 pub(crate) mod errors;
 pub mod model;
 pub mod outcome;
+pub mod pages;
 pub(crate) mod pagination;
 pub mod rate;
 pub(crate) mod retry;

@@ -72,6 +72,8 @@ pub struct RunnerGroup {
 #[serde(try_from = "RawRunnerPage")]
 pub(crate) struct RunnerPage {
     pub runners: Vec<Runner>,
+    /// How many runners the whole list holds, when GitHub says.
+    pub total_count: Option<u64>,
 }
 
 /// The page as sent: the enterprise endpoint may omit both fields when there are no runners,
@@ -89,13 +91,22 @@ impl TryFrom<RawRunnerPage> for RunnerPage {
     type Error = String;
 
     fn try_from(raw: RawRunnerPage) -> Result<Self, String> {
+        // A count that is no whole number says nothing about the pages.
+        let total_count = raw
+            .total_count
+            .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n < 9.0e15)
+            .map(|n| n as u64);
         match (raw.runners, raw.total_count) {
-            (Some(runners), _) => Ok(RunnerPage { runners }),
+            (Some(runners), _) => Ok(RunnerPage {
+                runners,
+                total_count,
+            }),
             (None, Some(n)) if n > 0.0 => Err(format!(
                 "the page counts {n} runners but has no `runners` field"
             )),
             (None, _) => Ok(RunnerPage {
                 runners: Vec::new(),
+                total_count,
             }),
         }
     }
@@ -157,6 +168,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(page.runners.len(), 2);
+        assert_eq!(page.total_count, Some(2));
         let r = &page.runners[0];
         assert!(r.busy && r.is_online());
         assert_eq!(r.label_names(), vec!["self-hosted", "no-gpu"]);
