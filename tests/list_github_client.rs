@@ -686,3 +686,123 @@ async fn single_reads_report_rate_limits_and_denials_typed() {
     // 1 + 1 + (1 + 3 retries of the 500).
     assert_eq!(server.seen().len(), 6);
 }
+
+/// `(page, per_page)` of a request.
+fn page_of(req: &Seen) -> (u64, u64) {
+    let q: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(req.query.as_bytes())
+            .into_owned()
+            .collect();
+    (
+        q.get("page").and_then(|v| v.parse().ok()).unwrap_or(1),
+        q.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(30),
+    )
+}
+
+/// A page of runners `ids`, claiming `total`, with a next link to `page + 1` when `more`.
+fn page_answer(req: &Seen, ids: std::ops::Range<u64>, total: u64, more: bool) -> Response<Body> {
+    let (page, per) = page_of(req);
+    let host = req.headers["host"].to_str().unwrap().to_owned();
+    let mut headers = vec![];
+    if more {
+        headers.push((
+            "link",
+            format!(
+                "<http://{host}{}?per_page={per}&page={}>; rel=\"next\"",
+                req.path,
+                page + 1
+            ),
+        ));
+    }
+    let runners: Vec<Value> = ids.map(|i| runner(i, &format!("r-{i:04}"))).collect();
+    json_response(
+        200,
+        json!({"total_count": total, "runners": runners}),
+        &headers,
+    )
+}
+
+fn pages_asked(server: &Server) -> Vec<u64> {
+    server.seen().iter().map(|s| page_of(s).0).collect()
+}
+
+#[tokio::test]
+async fn the_pages_after_the_first_are_read_side_by_side_and_kept_in_order() {
+    let server = Server::start(paged(1_050)).await;
+    let c = client(&server, org()).with_page_concurrency(4);
+    let runners = c.list_runners().await.unwrap();
+    let ids: Vec<u64> = runners.iter().map(|r| r.id).collect();
+    assert_eq!(ids, (1..=1_050).collect::<Vec<_>>());
+    let mut asked = pages_asked(&server);
+    assert_eq!(asked[0], 1, "the first page alone gives total_count");
+    asked.sort_unstable();
+    assert_eq!(asked, (1..=11).collect::<Vec<_>>(), "each page once");
+}
+
+#[tokio::test]
+async fn a_page_without_a_next_link_ends_the_list_and_moved_runners_count_once() {
+    // total_count says 10 pages; the list shrank while it was read: page 4 is the last, and a
+    // runner moved from page 2 to page 3.
+    let server = Server::start(|req, _| {
+        let (page, per) = page_of(req);
+        let from = (page - 1) * per + 1;
+        match page {
+            1 | 2 => page_answer(req, from..from + per, 1_000, true),
+            3 => page_answer(req, from - 1..from + per, 1_000, true),
+            4 => page_answer(req, from..from + 10, 310, false),
+            _ => page_answer(req, 0..0, 310, false),
+        }
+    })
+    .await;
+    let runners = client(&server, org()).list_runners().await.unwrap();
+    let ids: Vec<u64> = runners.iter().map(|r| r.id).collect();
+    assert_eq!(ids, (1..=310).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_list_that_grew_past_its_last_page_is_followed_on() {
+    // total_count says 250 (three pages); by the third the list has grown to a fourth.
+    let server = Server::start(|req, _| {
+        let (page, per) = page_of(req);
+        let from = (page - 1) * per + 1;
+        match page {
+            1 => page_answer(req, from..from + per, 250, true),
+            2 | 3 => page_answer(req, from..from + per, 320, true),
+            _ => page_answer(req, from..from + 20, 320, false),
+        }
+    })
+    .await;
+    let runners = client(&server, org()).list_runners().await.unwrap();
+    assert_eq!(runners.len(), 320);
+    assert_eq!(runners.last().unwrap().id, 320);
+    let mut asked = pages_asked(&server);
+    asked.sort_unstable();
+    assert_eq!(asked, vec![1, 2, 3, 4]);
+}
+
+#[tokio::test]
+async fn a_refused_page_is_read_again_after_githubs_wait() {
+    // The first request for page 3 is refused over the secondary limit; it is read again after
+    // `retry-after`, and the list is whole.
+    let refused = Arc::new(Mutex::new(false));
+    let r = refused.clone();
+    let server = Server::start(move |req, _| {
+        let (page, per) = page_of(req);
+        if page == 3 && !std::mem::replace(&mut *r.lock().unwrap(), true) {
+            return json_response(
+                403,
+                json!({"message": "You have exceeded a secondary rate limit."}),
+                &[("retry-after", "1".into())],
+            );
+        }
+        let from = (page - 1) * per + 1;
+        page_answer(req, from..(from + per).min(501), 500, page < 5)
+    })
+    .await;
+    let runners = client(&server, org()).list_runners().await.unwrap();
+    assert_eq!(runners.len(), 500);
+    assert!(*refused.lock().unwrap());
+    let asked = pages_asked(&server);
+    assert_eq!(asked.iter().filter(|p| **p == 3).count(), 2, "{asked:?}");
+    assert_eq!(asked.len(), 6);
+}
