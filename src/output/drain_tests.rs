@@ -148,12 +148,14 @@ fn the_summary_is_the_table_one_totals_line_and_the_next_steps() {
         Totals {
             selected: 4,
             drained: 1,
-            skipped_busy: 1,
-            skipped: 0,
-            held: 1,
-            failed: 1,
-            timed_out: 0,
-            stopped: 0
+            rest: NotDone {
+                skipped_busy: 1,
+                skipped: 0,
+                held: 1,
+                failed: 1,
+                timed_out: 0,
+                stopped: 0
+            }
         }
     );
 }
