@@ -30,8 +30,15 @@ pub struct Scene {
     pub node: Option<String>,
 }
 
-/// The question asked before a drain; `cordon` names the node cordoned first.
-pub fn prompt(verb: &str, steps: &[Step], scene: &Scene, cordon: Option<&str>) -> String {
+/// The question asked before a drain or recreate; `manner` says how the runners go (recreate's
+/// batches), `cordon` names the node cordoned first.
+pub fn prompt(
+    verb: &str,
+    steps: &[Step],
+    scene: &Scene,
+    manner: Option<&str>,
+    cordon: Option<&str>,
+) -> String {
     let c = crate::drain::plan::counts(steps);
     let mut q = format!(
         "{verb} {} runner{} of {}",
@@ -43,6 +50,9 @@ pub fn prompt(verb: &str, steps: &[Step], scene: &Scene, cordon: Option<&str>) -
         q.push_str(&format!(" in context `{ctx}`"));
     }
     q.push_str(&format!(", {}", namespaces(scene)));
+    if let Some(m) = manner {
+        q.push_str(&format!(", {m}"));
+    }
     let mut notes = Vec::new();
     if let Some(node) = cordon {
         notes.push(format!("will cordon node/{node} first"));
