@@ -176,7 +176,7 @@ impl Guard {
                     "arcctl guard could not read pod `{}/{}` ({}); retry",
                     e.namespace,
                     e.pod,
-                    err.message()
+                    explain(&err)
                 ));
             }
         };
@@ -273,7 +273,7 @@ impl Guard {
                 ) => {
                     return Err(Decision::Failed(format!(
                         "arcctl guard could not look runner `{name}` up on GitHub ({}); retry",
-                        err.message()
+                        explain(&err)
                     )));
                 }
             }
@@ -289,7 +289,7 @@ impl Guard {
                     Err(err) => {
                         return Err(Decision::Failed(format!(
                             "arcctl guard could not read the EphemeralRunner of `{name}` ({}); retry",
-                            err.message()
+                            explain(&err)
                         )));
                     }
                 }
@@ -347,7 +347,7 @@ impl Guard {
             Err(err) => {
                 return Decision::Failed(format!(
                     "runner `{runner}` has no GitHub registration and its log cannot be read ({}); retry",
-                    err.message()
+                    explain(&err)
                 ));
             }
         }
@@ -510,7 +510,7 @@ impl Guard {
                 forget();
                 Decision::Failed(format!(
                     "the drain of runner `{runner}` failed ({}); retry",
-                    failure.message
+                    chain(&failure.message, &failure.causes)
                 ))
             }
             Some(Outcome::TimedOut { stage } | Outcome::Stopped { stage }) => {
@@ -531,6 +531,21 @@ impl Drain {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .is_some()
     }
+}
+
+/// An error's message and its cause chain, for the evictor (what `kubectl drain` prints):
+/// "failed to read pod `ns/p`: Kubernetes denied `get` on `pods` …".
+fn explain(err: &crate::error::Error) -> String {
+    chain(err.message(), &err.causes())
+}
+
+fn chain(message: &str, causes: &[String]) -> String {
+    let mut out = message.to_owned();
+    for c in causes {
+        out.push_str(": ");
+        out.push_str(c);
+    }
+    out
 }
 
 /// Whether the runner container runs (unknown counts as running).

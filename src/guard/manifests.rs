@@ -347,26 +347,32 @@ fn webhook_configuration(s: &Settings, labels: &Value) -> Value {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingWebhookConfiguration",
         "metadata": metadata,
-        "webhooks": [{
-            "name": WEBHOOK,
-            "clientConfig": client,
-            "rules": [{
-                "operations": ["CREATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["pods/eviction"],
-                "scope": "Namespaced",
-            }],
-            // objectSelector would see the Eviction, not the pod: select the namespaces. The
-            // guard's own namespace is never among them.
-            "namespaceSelector": namespace_selector(&s.runner_namespaces),
-            // A guard that is down makes runner evictions wait; it never lets them through.
-            "failurePolicy": "Fail",
-            "matchPolicy": "Equivalent",
-            "sideEffects": "NoneOnDryRun",
-            "admissionReviewVersions": ["v1"],
-            "timeoutSeconds": TIMEOUT_SECONDS,
+        "webhooks": [webhook(client, &s.runner_namespaces)],
+    })
+}
+
+/// The one webhook of the configuration, for a guard reached at `client_config` (a Service
+/// here, a URL in `arcctl sandbox --guard`).
+pub fn webhook(client_config: Value, runner_namespaces: &[String]) -> Value {
+    json!({
+        "name": WEBHOOK,
+        "clientConfig": client_config,
+        "rules": [{
+            "operations": ["CREATE"],
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "resources": ["pods/eviction"],
+            "scope": "Namespaced",
         }],
+        // objectSelector would see the Eviction, not the pod: select the namespaces. The
+        // guard's own namespace is never among them.
+        "namespaceSelector": namespace_selector(runner_namespaces),
+        // A guard that is down makes runner evictions wait; it never lets them through.
+        "failurePolicy": "Fail",
+        "matchPolicy": "Equivalent",
+        "sideEffects": "NoneOnDryRun",
+        "admissionReviewVersions": ["v1"],
+        "timeoutSeconds": TIMEOUT_SECONDS,
     })
 }
 
