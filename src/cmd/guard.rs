@@ -207,3 +207,34 @@ pub async fn start(env: &Env, a: &GuardServeArgs, acceptor: TlsAcceptor) -> Resu
     );
     Ok(Running { addr, stop, task })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The Deployment's `--answer-within` is serve's default, and under the webhook's timeout.
+    #[test]
+    fn the_manifests_answer_within_the_webhook_timeout() {
+        let cli: Cli = clap::Parser::try_parse_from([
+            "arcctl",
+            "guard",
+            "serve",
+            "--tls-cert",
+            "c",
+            "--tls-key",
+            "k",
+        ])
+        .unwrap();
+        let Command::Guard(GuardArgs {
+            command: GuardCommand::Serve(serve),
+        }) = cli.command
+        else {
+            panic!("not guard serve");
+        };
+        let ours = crate::cli::parse_duration(manifests::ANSWER_WITHIN).unwrap();
+        assert_eq!(serve.answer_within, ours);
+        assert!(ours < std::time::Duration::from_secs(manifests::TIMEOUT_SECONDS));
+        assert_eq!(serve.listen.port(), manifests::PORT);
+    }
+}
