@@ -130,8 +130,10 @@ pub struct EphemeralRunner {
     pub job_id: Option<String>,
     /// `status.jobDisplayName`.
     pub job_display_name: Option<String>,
-    /// `status.jobRepositoryName`.
+    /// `status.jobRepositoryName` (`owner/repo`).
     pub job_repository: Option<String>,
+    /// `status.workflowRunId`.
+    pub workflow_run_id: Option<String>,
     /// `status.phase`.
     pub phase: Option<String>,
 }
@@ -148,6 +150,7 @@ impl EphemeralRunner {
             job_id: field("jobId").and_then(as_text),
             job_display_name: field("jobDisplayName").and_then(as_text),
             job_repository: field("jobRepositoryName").and_then(as_text),
+            workflow_run_id: field("workflowRunId").and_then(as_text),
             phase: field("phase").and_then(as_text),
         }
     }
@@ -234,11 +237,14 @@ mod tests {
         assert_eq!(er.job_display_name.as_deref(), Some("build"));
         let obj: DynamicObject = serde_json::from_value(json!({
             "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
-            "metadata": {"name": "r"}, "status": {"runnerId": 0, "jobId": 99}
+            "metadata": {"name": "r"},
+            "status": {"runnerId": 0, "jobId": 99, "jobRepositoryName": "acme/app", "workflowRunId": 7001}
         }))
         .unwrap();
         let er = EphemeralRunner::from_dynamic(&obj);
         assert_eq!(er.runner_id, None);
         assert_eq!(er.job_id.as_deref(), Some("99"));
+        assert_eq!(er.job_repository.as_deref(), Some("acme/app"));
+        assert_eq!(er.workflow_run_id.as_deref(), Some("7001"));
     }
 }
