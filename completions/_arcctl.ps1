@@ -220,6 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the admission webhook until SIGTERM or Ctrl-C')
+            [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -257,12 +258,36 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'arcctl;guard;manifests' {
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace the guard runs in (never guarded itself)')
+            [CompletionResult]::new('--runner-namespace', '--runner-namespace', [CompletionResultType]::ParameterName, 'Namespace of runner pods whose evictions are guarded (repeatable)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Container image with the arcctl binary')
+            [CompletionResult]::new('--org', '--org', [CompletionResultType]::ParameterName, 'Organization whose runners the guard drains')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository (OWNER/REPO) whose runners the guard drains')
+            [CompletionResult]::new('--enterprise', '--enterprise', [CompletionResultType]::ParameterName, 'Enterprise (slug) whose runners the guard drains')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only runners of this runner group (name or id)')
+            [CompletionResult]::new('--github-url', '--github-url', [CompletionResultType]::ParameterName, 'GitHub API base URL (GitHub Enterprise Server: https://HOST/api/v3)')
+            [CompletionResult]::new('--app-id', '--app-id', [CompletionResultType]::ParameterName, 'GitHub App id (recommended: with --installation-id and --app-key-secret)')
+            [CompletionResult]::new('--installation-id', '--installation-id', [CompletionResultType]::ParameterName, 'GitHub App installation id')
+            [CompletionResult]::new('--app-key-secret', '--app-key-secret', [CompletionResultType]::ParameterName, 'Secret (in the guard''s namespace) holding the App''s private key as `private-key.pem`')
+            [CompletionResult]::new('--token-secret', '--token-secret', [CompletionResultType]::ParameterName, 'Secret (in the guard''s namespace) holding a GitHub token as `token` (instead of an App)')
+            [CompletionResult]::new('--self-signed', '--self-signed', [CompletionResultType]::ParameterName, 'Generate a CA and serving certificate now (Secret + caBundle) instead of cert-manager''s')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'arcctl;guard;help' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the admission webhook until SIGTERM or Ctrl-C')
+            [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'arcctl;guard;help;serve' {
+            break
+        }
+        'arcctl;guard;help;manifests' {
             break
         }
         'arcctl;guard;help;help' {
@@ -299,9 +324,13 @@ Register-ArgumentCompleter -Native -CommandName 'arcctl' -ScriptBlock {
         }
         'arcctl;help;guard' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the admission webhook until SIGTERM or Ctrl-C')
+            [CompletionResult]::new('manifests', 'manifests', [CompletionResultType]::ParameterValue, 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)')
             break
         }
         'arcctl;help;guard;serve' {
+            break
+        }
+        'arcctl;help;guard;manifests' {
             break
         }
         'arcctl;help;completions' {

@@ -40,11 +40,17 @@ _arcctl() {
             arcctl__subcmd__guard,help)
                 cmd="arcctl__subcmd__guard__subcmd__help"
                 ;;
+            arcctl__subcmd__guard,manifests)
+                cmd="arcctl__subcmd__guard__subcmd__manifests"
+                ;;
             arcctl__subcmd__guard,serve)
                 cmd="arcctl__subcmd__guard__subcmd__serve"
                 ;;
             arcctl__subcmd__guard__subcmd__help,help)
                 cmd="arcctl__subcmd__guard__subcmd__help__subcmd__help"
+                ;;
+            arcctl__subcmd__guard__subcmd__help,manifests)
+                cmd="arcctl__subcmd__guard__subcmd__help__subcmd__manifests"
                 ;;
             arcctl__subcmd__guard__subcmd__help,serve)
                 cmd="arcctl__subcmd__guard__subcmd__help__subcmd__serve"
@@ -69,6 +75,9 @@ _arcctl() {
                 ;;
             arcctl__subcmd__help,sandbox)
                 cmd="arcctl__subcmd__help__subcmd__sandbox"
+                ;;
+            arcctl__subcmd__help__subcmd__guard,manifests)
+                cmd="arcctl__subcmd__help__subcmd__guard__subcmd__manifests"
                 ;;
             arcctl__subcmd__help__subcmd__guard,serve)
                 cmd="arcctl__subcmd__help__subcmd__guard__subcmd__serve"
@@ -238,7 +247,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__guard)
-            opts="-h -V --help --version serve help"
+            opts="-h -V --help --version serve manifests help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -252,7 +261,7 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__guard__subcmd__help)
-            opts="serve help"
+            opts="serve manifests help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,6 +288,20 @@ _arcctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        arcctl__subcmd__guard__subcmd__help__subcmd__manifests)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         arcctl__subcmd__guard__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -286,6 +309,68 @@ _arcctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__guard__subcmd__manifests)
+            opts="-h -V --namespace --runner-namespace --image --self-signed --org --repo --enterprise --group --github-url --app-id --installation-id --app-key-secret --token-secret --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runner-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --org)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enterprise)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --github-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --installation-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --app-key-secret)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-secret)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -442,8 +527,22 @@ _arcctl() {
             return 0
             ;;
         arcctl__subcmd__help__subcmd__guard)
-            opts="serve"
+            opts="serve manifests"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        arcctl__subcmd__help__subcmd__guard__subcmd__manifests)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

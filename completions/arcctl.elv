@@ -212,6 +212,7 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand serve 'Serve the admission webhook until SIGTERM or Ctrl-C'
+            cand manifests 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcctl;guard;serve'= {
@@ -247,11 +248,33 @@ set edit:completion:arg-completer[arcctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'arcctl;guard;manifests'= {
+            cand --namespace 'Namespace the guard runs in (never guarded itself)'
+            cand --runner-namespace 'Namespace of runner pods whose evictions are guarded (repeatable)'
+            cand --image 'Container image with the arcctl binary'
+            cand --org 'Organization whose runners the guard drains'
+            cand --repo 'Repository (OWNER/REPO) whose runners the guard drains'
+            cand --enterprise 'Enterprise (slug) whose runners the guard drains'
+            cand --group 'Only runners of this runner group (name or id)'
+            cand --github-url 'GitHub API base URL (GitHub Enterprise Server: https://HOST/api/v3)'
+            cand --app-id 'GitHub App id (recommended: with --installation-id and --app-key-secret)'
+            cand --installation-id 'GitHub App installation id'
+            cand --app-key-secret 'Secret (in the guard''s namespace) holding the App''s private key as `private-key.pem`'
+            cand --token-secret 'Secret (in the guard''s namespace) holding a GitHub token as `token` (instead of an App)'
+            cand --self-signed 'Generate a CA and serving certificate now (Secret + caBundle) instead of cert-manager''s'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'arcctl;guard;help'= {
             cand serve 'Serve the admission webhook until SIGTERM or Ctrl-C'
+            cand manifests 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'arcctl;guard;help;serve'= {
+        }
+        &'arcctl;guard;help;manifests'= {
         }
         &'arcctl;guard;help;help'= {
         }
@@ -280,8 +303,11 @@ set edit:completion:arg-completer[arcctl] = {|@words|
         }
         &'arcctl;help;guard'= {
             cand serve 'Serve the admission webhook until SIGTERM or Ctrl-C'
+            cand manifests 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)'
         }
         &'arcctl;help;guard;serve'= {
+        }
+        &'arcctl;help;guard;manifests'= {
         }
         &'arcctl;help;completions'= {
         }

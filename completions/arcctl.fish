@@ -198,10 +198,11 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l demo -d 'Run t
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -l guard -d 'Start `arcctl guard serve` in-process and register it for the runner namespace (failurePolicy Fail) before the command runs, so evictions of runner pods are guarded'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcctl -n "__fish_arcctl_using_subcommand sandbox" -s V -l version -d 'Print version'
-complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -s V -l version -d 'Print version'
-complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'
-complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve manifests help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve manifests help" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve manifests help" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve manifests help" -f -a "manifests" -d 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and not __fish_seen_subcommand_from serve manifests help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l org -d 'Organization whose runners to use [env: ARCCTL_ORG]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l repo -d 'Repository (OWNER/REPO) whose runners to use [env: ARCCTL_REPO]' -r
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -l enterprise -d 'Enterprise (slug) whose runners to use [env: ARCCTL_ENTERPRISE]' -r
@@ -228,7 +229,23 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_sub
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s v -l verbose -d 'More logs (`-v`: what arcctl decides from the answers; `-vv`: everything); every request and every review is logged without it'
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from serve" -s V -l version -d 'Print version'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l namespace -d 'Namespace the guard runs in (never guarded itself)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l runner-namespace -d 'Namespace of runner pods whose evictions are guarded (repeatable)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l image -d 'Container image with the arcctl binary' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l org -d 'Organization whose runners the guard drains' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l repo -d 'Repository (OWNER/REPO) whose runners the guard drains' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l enterprise -d 'Enterprise (slug) whose runners the guard drains' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l group -d 'Only runners of this runner group (name or id)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l github-url -d 'GitHub API base URL (GitHub Enterprise Server: https://HOST/api/v3)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l app-id -d 'GitHub App id (recommended: with --installation-id and --app-key-secret)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l installation-id -d 'GitHub App installation id' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l app-key-secret -d 'Secret (in the guard\'s namespace) holding the App\'s private key as `private-key.pem`' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l token-secret -d 'Secret (in the guard\'s namespace) holding a GitHub token as `token` (instead of an App)' -r
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -l self-signed -d 'Generate a CA and serving certificate now (Secret + caBundle) instead of cert-manager\'s'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from manifests" -s V -l version -d 'Print version'
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'
+complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "manifests" -d 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)'
 complete -c arcctl -n "__fish_arcctl_using_subcommand guard; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c arcctl -n "__fish_arcctl_using_subcommand completions" -s V -l version -d 'Print version'
@@ -240,3 +257,4 @@ complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_
 complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c arcctl -n "__fish_arcctl_using_subcommand help; and not __fish_seen_subcommand_from list drain recreate sandbox guard completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c arcctl -n "__fish_arcctl_using_subcommand help; and __fish_seen_subcommand_from guard" -f -a "serve" -d 'Serve the admission webhook until SIGTERM or Ctrl-C'
+complete -c arcctl -n "__fish_arcctl_using_subcommand help; and __fish_seen_subcommand_from guard" -f -a "manifests" -d 'Print the Kubernetes manifests that install the guard (multi-document YAML on stdout)'

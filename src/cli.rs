@@ -140,6 +140,8 @@ pub struct GuardArgs {
 
 #[cfg(feature = "guard")]
 #[derive(Debug, Clone, Subcommand)]
+// Parsed once per process: the size of the smaller variant does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum GuardCommand {
     /// Serve the admission webhook until SIGTERM or Ctrl-C.
     ///
@@ -148,7 +150,40 @@ pub enum GuardCommand {
     /// pods/eviction with a namespaceSelector for the runner namespaces, failurePolicy Fail and
     /// sideEffects NoneOnDryRun.
     Serve(GuardServeArgs),
+    /// Print the Kubernetes manifests that install the guard (multi-document YAML on stdout).
+    #[command(long_about = GUARD_MANIFESTS_LONG_ABOUT)]
+    Manifests(GuardManifestsArgs),
 }
+
+#[cfg(feature = "guard")]
+const GUARD_MANIFESTS_LONG_ABOUT: &str = "\
+Print the Kubernetes manifests that install the guard (multi-document YAML on stdout).
+
+For `arcctl guard manifests ... | kubectl apply -f -`: the guard's Namespace, ServiceAccount, a
+Role and RoleBinding in each runner namespace (get, delete and patch on pods, get on pods/log,
+get and delete on ephemeralrunners: what the drain sends, nothing more), a Deployment of 2
+replicas spread across nodes (non-root, read-only root filesystem, probes on /readyz and
+/livez), a PodDisruptionBudget (minAvailable 1), a Service (443 to the guard's 8443), the
+certificate, and the ValidatingWebhookConfiguration: CREATE pods/eviction in the runner
+namespaces (a namespaceSelector: an objectSelector would see the Eviction, not the pod),
+failurePolicy Fail, sideEffects NoneOnDryRun, timeoutSeconds 10 (the guard answers within 8s).
+
+The certificate: by default a cert-manager Issuer and Certificate, with cert-manager's cainjector
+filling the webhook's caBundle (cert-manager must be installed). With --self-signed, a CA and a
+serving certificate for the Service's DNS names are generated now, valid 10 years: the private
+key is printed only inside the kubernetes.io/tls Secret, so treat the output as a secret.
+
+GitHub credentials are never values on the command line: a GitHub App (recommended; --app-id,
+--installation-id and the Secret holding its private key as `private-key.pem`, mounted as a
+file) or a token (the Secret's key `token`, as GH_TOKEN).
+
+The guard's own namespace is never in the webhook's selector (arcctl refuses it as a runner
+namespace), so its own pods are never guarded.
+
+Emergency opt-out: `kubectl delete validatingwebhookconfiguration arcctl-guard` lets every
+eviction through at once; `kubectl label namespace NS arcctl.io/guard=off` takes one runner
+namespace out of the selector. With failurePolicy Fail a guard that is down makes runner
+evictions wait (nothing is killed); that is the reason to opt out, never to lose a job.";
 
 /// `arcctl guard serve`.
 #[cfg(feature = "guard")]
@@ -188,6 +223,67 @@ pub struct GuardServeArgs {
     /// and every review is logged without it.
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+}
+
+/// `arcctl guard manifests`.
+#[cfg(feature = "guard")]
+#[derive(Debug, Clone, Args)]
+#[command(group = clap::ArgGroup::new("scope").required(true).args(["org", "repo", "enterprise"]))]
+#[command(group = clap::ArgGroup::new("auth").required(true).args(["app_id", "token_secret"]))]
+pub struct GuardManifestsArgs {
+    /// Namespace the guard runs in (never guarded itself).
+    #[arg(long, value_name = "NS", default_value = "arcctl-guard")]
+    pub namespace: String,
+    /// Namespace of runner pods whose evictions are guarded (repeatable).
+    #[arg(
+        long = "runner-namespace",
+        value_name = "NS",
+        default_value = "arc-runners"
+    )]
+    pub runner_namespaces: Vec<String>,
+    /// Container image with the arcctl binary.
+    #[arg(long, value_name = "IMAGE")]
+    pub image: String,
+    /// Generate a CA and serving certificate now (Secret + caBundle) instead of cert-manager's.
+    #[arg(long)]
+    pub self_signed: bool,
+    /// Organization whose runners the guard drains.
+    #[arg(long, value_name = "ORG", help_heading = "GitHub")]
+    pub org: Option<String>,
+    /// Repository (OWNER/REPO) whose runners the guard drains.
+    #[arg(long, value_name = "OWNER/REPO", help_heading = "GitHub")]
+    pub repo: Option<String>,
+    /// Enterprise (slug) whose runners the guard drains.
+    #[arg(long, value_name = "SLUG", help_heading = "GitHub")]
+    pub enterprise: Option<String>,
+    /// Only runners of this runner group (name or id).
+    #[arg(long, value_name = "GROUP", help_heading = "GitHub")]
+    pub group: Option<String>,
+    /// GitHub API base URL (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(long, value_name = "URL", help_heading = "GitHub")]
+    pub github_url: Option<String>,
+    /// GitHub App id (recommended: with --installation-id and --app-key-secret).
+    #[arg(long, value_name = "ID", requires_all = ["installation_id", "app_key_secret"], help_heading = "GitHub")]
+    pub app_id: Option<u64>,
+    /// GitHub App installation id.
+    #[arg(long, value_name = "ID", requires = "app_id", help_heading = "GitHub")]
+    pub installation_id: Option<u64>,
+    /// Secret (in the guard's namespace) holding the App's private key as `private-key.pem`.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "app_id",
+        help_heading = "GitHub"
+    )]
+    pub app_key_secret: Option<String>,
+    /// Secret (in the guard's namespace) holding a GitHub token as `token` (instead of an App).
+    #[arg(
+        long,
+        value_name = "SECRET",
+        conflicts_with = "app_id",
+        help_heading = "GitHub"
+    )]
+    pub token_secret: Option<String>,
 }
 
 /// GitHub scope and connection.

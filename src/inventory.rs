@@ -518,6 +518,7 @@ mod tests {
             job_id: job.map(str::to_owned),
             job_display_name: display.map(str::to_owned),
             job_repository: None,
+            workflow_run_id: None,
             phase: Some("Running".into()),
         }
     }

@@ -171,3 +171,50 @@ async fn with_the_guard_down_runner_evictions_are_refused_and_nothing_is_lost() 
     assert!(report.is_clean(), "{}", report.verdict());
     assert_eq!(deletes(&report), 0, "{}", report.verdict());
 }
+
+/// A busy scale-set runner's denial names the runner, its job, and the repository and
+/// workflow run ARC recorded on its EphemeralRunner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_denial_names_the_runner_job_repository_and_run() {
+    use arcctl::sandbox::store::EPHEMERAL_RUNNERS;
+    let sb = sandbox(args!(
+        "--mode scale-set --runners 2 --nodes 1 --busy 1 --job-rate 0 --job-duration 600s --job-lag 1s"
+    ))
+    .await;
+    let guard = arcctl::cmd::start_sandbox_guard(&sb, NS).await.unwrap();
+    // The EphemeralRunner's job fields, once ARC's listener has recorded them.
+    let mut recorded = None;
+    for _ in 0..100 {
+        recorded = world::lock(&sb.world())
+            .store
+            .list(
+                EPHEMERAL_RUNNERS,
+                Some(NS),
+                &Default::default(),
+                &Default::default(),
+            )
+            .into_iter()
+            .find(|er| er["status"]["workflowRunId"].is_number())
+            .cloned();
+        if recorded.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let er = recorded.expect("an EphemeralRunner with its job recorded");
+    let name = er["metadata"]["name"].as_str().unwrap();
+    let status = &er["status"];
+    let (status_code, body) = evict(&sb, name, "").await;
+    assert_eq!(status_code, 429, "{body}");
+    let message = body["message"].as_str().unwrap_or_default();
+    for part in [
+        format!("runner `{name}`"),
+        format!("job \"{}\"", status["jobDisplayName"].as_str().unwrap()),
+        format!("of {}", status["jobRepositoryName"].as_str().unwrap()),
+        format!("(workflow run {})", status["workflowRunId"]),
+    ] {
+        assert!(message.contains(&part), "{part:?} not in {message:?}");
+    }
+    assert!(uid(&sb, name).is_some(), "the busy pod stays");
+    guard.shutdown().await;
+}

@@ -40,6 +40,8 @@ mod faults;
 mod generated;
 /// `arcctl guard`: evictions of runner pods through the drain pipeline.
 mod guard;
+/// `arcctl guard manifests`: parsed as Kubernetes objects, the certificate, the RBAC enforced.
+mod guard_manifests;
 /// GitHub's secondary rate limit, enforced as GitHub does.
 mod hostile_github;
 /// Pending runner pods and EphemeralRunners deleted as ARC deletes them.

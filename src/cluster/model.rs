@@ -129,8 +129,10 @@ pub struct EphemeralRunner {
     pub job_id: Option<String>,
     /// `status.jobDisplayName`.
     pub job_display_name: Option<String>,
-    /// `status.jobRepositoryName`.
+    /// `status.jobRepositoryName` (`owner/repo`).
     pub job_repository: Option<String>,
+    /// `status.workflowRunId`.
+    pub workflow_run_id: Option<String>,
     /// `status.phase`.
     pub phase: Option<String>,
 }
@@ -147,6 +149,7 @@ impl EphemeralRunner {
             job_id: status.job_id.as_ref().and_then(as_text),
             job_display_name: status.job_display_name.as_ref().and_then(as_text),
             job_repository: status.job_repository_name.as_ref().and_then(as_text),
+            workflow_run_id: status.workflow_run_id.as_ref().and_then(as_text),
             phase: status.phase.as_ref().and_then(as_text),
         }
     }
@@ -292,10 +295,12 @@ mod tests {
         assert_eq!(er.job_display_name.as_deref(), Some("build"));
         assert_eq!(er.job_repository.as_deref(), Some("o/web"));
         assert_eq!(er.phase.as_deref(), Some("Running"));
-        let er =
-            from_er(json!({"metadata": {"name": "r"}, "status": {"runnerId": 0, "jobId": 99}}));
+        let er = from_er(json!({"metadata": {"name": "r"},
+            "status": {"runnerId": 0, "jobId": 99, "jobRepositoryName": "acme/app", "workflowRunId": 7001}}));
         assert_eq!(er.runner_id, None);
         assert_eq!(er.job_id.as_deref(), Some("99"));
+        assert_eq!(er.job_repository.as_deref(), Some("acme/app"));
+        assert_eq!(er.workflow_run_id.as_deref(), Some("7001"));
         let er = from_er(json!({"metadata": {"name": "r"}, "status": {"runnerId": "31"}}));
         assert_eq!(er.runner_id, Some(31));
         let er = from_er(json!({"metadata": {"name": "r"}, "status": null}));

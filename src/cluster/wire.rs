@@ -176,6 +176,8 @@ pub(crate) struct EphemeralRunnerStatus {
     #[serde(default)]
     pub job_repository_name: Option<Value>,
     #[serde(default)]
+    pub workflow_run_id: Option<Value>,
+    #[serde(default)]
     pub phase: Option<Value>,
 }
 

@@ -39,7 +39,7 @@ pub(crate) async fn run(ctx: &Context, args: DrainArgs) -> Result<u8> {
         }
         return dry_run(ctx, &args.output, &p.scene, &p.steps);
     }
-    let question = out::prompt("Drain", &p.steps, &p.scene, cordon);
+    let question = out::prompt("Drain", &p.steps, &p.scene, None, cordon);
     prepare::confirm(ctx, opts, &p.steps, question).await?;
 
     let reporter = prepare::start(ctx, &mut p);

@@ -64,6 +64,7 @@ pub async fn run(args: Vec<OsString>, ctx: Context) -> u8 {
         #[cfg(feature = "guard")]
         Command::Guard(a) => match &a.command {
             crate::cli::GuardCommand::Serve(s) => s.verbose.saturating_add(1),
+            crate::cli::GuardCommand::Manifests(_) => 0,
         },
     };
     let result = match logging::dispatch(verbosity, &ctx.stderr) {

@@ -72,11 +72,8 @@ pub(crate) async fn run(ctx: &Context, args: RecreateArgs) -> Result<u8> {
         prepare::write_stdout(ctx, &text)?;
         return Ok(exit::OK);
     }
-    let question = drain_out::prompt("Recreate", &p.steps, &p.scene, cordon);
-    let question = format!(
-        "{} in batches of {per_batch}?",
-        question.trim_end_matches('?')
-    );
+    let batches = format!("in batches of {per_batch}");
+    let question = drain_out::prompt("Recreate", &p.steps, &p.scene, Some(&batches), cordon);
     prepare::confirm(ctx, opts, &p.steps, question).await?;
 
     let reporter = prepare::start(ctx, &mut p);

@@ -103,6 +103,17 @@ struct Drain {
     busy: Arc<Mutex<Option<Option<String>>>>,
     /// Stops this drain at its next safe point (shutdown, or its pod was let go).
     cancel: Interrupt,
+    /// Where the job it waits for comes from, as ARC recorded it when the drain started.
+    origin: JobOrigin,
+}
+
+/// The repository and workflow run of a runner's job, when ARC recorded them (an
+/// EphemeralRunner's `status.jobRepositoryName` and `status.workflowRunId`, docs/design.md §7.3);
+/// an EphemeralRunner runs one job, so what its drain started with stays true.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct JobOrigin {
+    repository: Option<String>,
+    run: Option<String>,
 }
 
 /// The webhook's state: clients, the one pacer, the drains in flight, the counters.
@@ -176,7 +187,7 @@ impl Guard {
                     "arcctl guard could not read pod `{}/{}` ({}); retry",
                     e.namespace,
                     e.pod,
-                    err.message()
+                    explain(&err)
                 ));
             }
         };
@@ -198,7 +209,7 @@ impl Guard {
                 .follow(&key, &pod.name, d.clone(), Duration::ZERO)
                 .await;
         }
-        let (step, container) = match self.step(pod).await {
+        let (step, container, origin) = match self.step(pod).await {
             Ok(found) => found,
             Err(d) => return d,
         };
@@ -207,7 +218,7 @@ impl Guard {
             if !matches!(step.action, Action::Skip(SkipReason::PodOnly)) {
                 return self.follow(&key, &runner, d, Duration::ZERO).await;
             }
-            let decision = self.unregistered(&step, container.as_ref()).await;
+            let decision = self.unregistered(&step, container.as_ref(), &origin).await;
             // A dry run changes nothing, not even the drain it looked past.
             if matches!(decision, Decision::Allow(_)) && !e.dry_run {
                 d.cancel.trigger();
@@ -216,22 +227,26 @@ impl Guard {
             return decision;
         }
         match &step.action {
-            Action::Skip(SkipReason::Busy { job }) => Decision::Busy(busy(&runner, job.as_deref())),
-            Action::Skip(SkipReason::BusyAtUnregister) => Decision::Busy(busy(&runner, None)),
+            Action::Skip(SkipReason::Busy { job }) => {
+                Decision::Busy(busy(&runner, job.as_deref(), &origin))
+            }
+            Action::Skip(SkipReason::BusyAtUnregister) => {
+                Decision::Busy(busy(&runner, None, &origin))
+            }
             Action::Skip(SkipReason::PodOnly | SkipReason::RegistrationOnly) => {
-                self.unregistered(&step, container.as_ref()).await
+                self.unregistered(&step, container.as_ref(), &origin).await
             }
             Action::Skip(SkipReason::Conflict) => Decision::Failed(format!(
                 "runner pod `{runner}` records another runner id than GitHub's registration of that name; arcctl leaves it alone"
             )),
             Action::Drain {
                 wait_first: true, ..
-            } if e.dry_run => Decision::Busy(busy(&runner, step.candidate.job.as_deref())),
+            } if e.dry_run => Decision::Busy(busy(&runner, step.candidate.job.as_deref(), &origin)),
             Action::Drain { .. } if e.dry_run => Decision::Allow(format!(
                 "dry run: runner `{runner}` is idle and would be drained"
             )),
             Action::Drain { .. } => {
-                let d = self.start(key.clone(), step);
+                let d = self.start(key.clone(), step, origin);
                 self.follow(&key, &runner, d, self.settings.quick_answer)
                     .await
             }
@@ -253,8 +268,12 @@ impl Guard {
     }
 
     /// The runner of `pod` as `drain` would plan it: GitHub's registration of its name
-    /// (through the pacer), its EphemeralRunner, the job from its log when busy.
-    async fn step(&self, pod: RunnerPod) -> Result<(Step, Option<ContainerState>), Decision> {
+    /// (through the pacer), its EphemeralRunner, the job from its log when busy; and where
+    /// that job comes from, when its EphemeralRunner says.
+    async fn step(
+        &self,
+        pod: RunnerPod,
+    ) -> Result<(Step, Option<ContainerState>, JobOrigin), Decision> {
         let name = pod.name.clone();
         let registration = {
             let permit = self.pacer.enter(Call::Read).await;
@@ -273,7 +292,7 @@ impl Guard {
                 ) => {
                     return Err(Decision::Failed(format!(
                         "arcctl guard could not look runner `{name}` up on GitHub ({}); retry",
-                        err.message()
+                        explain(&err)
                     )));
                 }
             }
@@ -289,13 +308,21 @@ impl Guard {
                     Err(err) => {
                         return Err(Decision::Failed(format!(
                             "arcctl guard could not read the EphemeralRunner of `{name}` ({}); retry",
-                            err.message()
+                            explain(&err)
                         )));
                     }
                 }
             }
             _ => None,
         };
+        let origin = ephemeral
+            .as_ref()
+            .filter(|er| er.job_id.is_some())
+            .map(|er| JobOrigin {
+                repository: er.job_repository.clone(),
+                run: er.workflow_run_id.clone(),
+            })
+            .unwrap_or_default();
         let mut inv = Inventory {
             entries: inventory::join(
                 registration.into_iter().collect(),
@@ -314,14 +341,19 @@ impl Guard {
         // before GitHub can hand it the next job (a persistent runner is rarely idle for long).
         let mut steps = plan::plan(&[edges::candidate(entry)], PlanOptions { wait: true });
         let container = entry.pod.as_ref().and_then(|p| p.runner_container.clone());
-        Ok((steps.remove(0), container))
+        Ok((steps.remove(0), container, origin))
     }
 
     /// A runner pod with no registration (starting up, re-registering, or unregistered by
     /// someone): a running runner container may register and take a job the next moment, and
     /// a bare scale-set pod would come back with a used registration (docs/design.md §7.1), so
     /// only a legacy pod whose runner container has ended (and logged no job) goes.
-    async fn unregistered(&self, step: &Step, container: Option<&ContainerState>) -> Decision {
+    async fn unregistered(
+        &self,
+        step: &Step,
+        container: Option<&ContainerState>,
+        origin: &JobOrigin,
+    ) -> Decision {
         let runner = &step.candidate.name;
         let Some(pod) = &step.candidate.pod else {
             return Decision::Allow(format!("runner `{runner}` has no pod"));
@@ -341,13 +373,13 @@ impl Guard {
         {
             Ok(log) => {
                 if let Some(job) = running_job(&log) {
-                    return Decision::Busy(busy(runner, Some(&job)));
+                    return Decision::Busy(busy(runner, Some(&job), origin));
                 }
             }
             Err(err) => {
                 return Decision::Failed(format!(
                     "runner `{runner}` has no GitHub registration and its log cannot be read ({}); retry",
-                    err.message()
+                    explain(&err)
                 ));
             }
         }
@@ -362,7 +394,7 @@ impl Guard {
     }
 
     /// Starts the drain of `key`, or joins the one already in flight.
-    fn start(self: &Arc<Self>, key: Key, step: Step) -> Drain {
+    fn start(self: &Arc<Self>, key: Key, step: Step, origin: JobOrigin) -> Drain {
         let pod_uid = step
             .candidate
             .pod
@@ -385,6 +417,7 @@ impl Guard {
             outcome: rx,
             busy: Arc::new(Mutex::new(busy_now)),
             cancel: Interrupt::default(),
+            origin,
         };
         if self.stop.is_triggered() {
             drain.cancel.trigger();
@@ -480,7 +513,7 @@ impl Guard {
         match outcome {
             None if busy_now.is_some() => Decision::Busy(format!(
                 "{} (arcctl drains it when the job ends)",
-                busy(runner, busy_now.flatten().as_deref())
+                busy(runner, busy_now.flatten().as_deref(), &d.origin)
             )),
             None => Decision::Draining(format!(
                 "runner `{runner}` is being drained by arcctl (unregistered, confirming it idle); retry"
@@ -489,7 +522,7 @@ impl Guard {
                 "runner `{runner}` was drained by arcctl ({deleted} deleted); its pod is going away, retry"
             )),
             Some(Outcome::Held { job, reason, .. }) => {
-                let mut m = busy(runner, job.as_deref());
+                let mut m = busy(runner, job.as_deref(), &d.origin);
                 if let Some(reason) = reason {
                     m.push_str(&format!(" (held: {reason})"));
                 }
@@ -498,8 +531,10 @@ impl Guard {
             Some(Outcome::Skipped { reason }) => {
                 forget();
                 match reason {
-                    SkipReason::Busy { job } => Decision::Busy(busy(runner, job.as_deref())),
-                    SkipReason::BusyAtUnregister => Decision::Busy(busy(runner, None)),
+                    SkipReason::Busy { job } => {
+                        Decision::Busy(busy(runner, job.as_deref(), &d.origin))
+                    }
+                    SkipReason::BusyAtUnregister => Decision::Busy(busy(runner, None, &d.origin)),
                     other => Decision::Failed(format!(
                         "runner `{runner}` was not drained: {}; retry",
                         other.describe()
@@ -510,7 +545,7 @@ impl Guard {
                 forget();
                 Decision::Failed(format!(
                     "the drain of runner `{runner}` failed ({}); retry",
-                    failure.message
+                    chain(&failure.message, &failure.causes)
                 ))
             }
             Some(Outcome::TimedOut { stage } | Outcome::Stopped { stage }) => {
@@ -533,17 +568,41 @@ impl Drain {
     }
 }
 
+/// An error's message and its cause chain, for the evictor (what `kubectl drain` prints):
+/// "failed to read pod `ns/p`: Kubernetes denied `get` on `pods` …".
+fn explain(err: &crate::error::Error) -> String {
+    chain(err.message(), &err.causes())
+}
+
+fn chain(message: &str, causes: &[String]) -> String {
+    let mut out = message.to_owned();
+    for c in causes {
+        out.push_str(": ");
+        out.push_str(c);
+    }
+    out
+}
+
 /// Whether the runner container runs (unknown counts as running).
 fn container_running(c: Option<&ContainerState>) -> bool {
     c.is_none_or(|c| c.state == "running")
 }
 
-/// The denial of a busy runner: names it and its job.
-fn busy(runner: &str, job: Option<&str>) -> String {
-    match job {
-        Some(job) => format!("runner `{runner}` is running job \"{job}\"; retry after it ends"),
-        None => format!("runner `{runner}` is running a job; retry after it ends"),
+/// The denial of a busy runner: names it, its job and, when known, the job's repository and
+/// workflow run ("runner `r` is running job \"build\" of acme/app (workflow run 7001); …").
+fn busy(runner: &str, job: Option<&str>, origin: &JobOrigin) -> String {
+    let mut m = match job {
+        Some(job) => format!("runner `{runner}` is running job \"{job}\""),
+        None => format!("runner `{runner}` is running a job"),
+    };
+    if let Some(repo) = &origin.repository {
+        m.push_str(&format!(" of {repo}"));
     }
+    if let Some(run) = &origin.run {
+        m.push_str(&format!(" (workflow run {run})"));
+    }
+    m.push_str("; retry after it ends");
+    m
 }
 
 #[cfg(test)]
@@ -552,7 +611,7 @@ mod tests {
 
     #[test]
     fn every_refusal_is_a_429_that_names_the_runner() {
-        let d = Decision::Busy(busy("r-1", Some("build")));
+        let d = Decision::Busy(busy("r-1", Some("build"), &JobOrigin::default()));
         assert_eq!(
             d.answer(),
             Answer::Deny {
@@ -568,5 +627,32 @@ mod tests {
             }
         );
         assert_eq!(Decision::Allow("y".into()).answer(), Answer::Allow);
+    }
+
+    #[test]
+    fn a_busy_denial_names_the_repository_and_run_when_known() {
+        let origin = JobOrigin {
+            repository: Some("acme/app".into()),
+            run: Some("7001".into()),
+        };
+        assert_eq!(
+            busy("r-1", Some("build"), &origin),
+            "runner `r-1` is running job \"build\" of acme/app (workflow run 7001); retry after it ends"
+        );
+        assert_eq!(
+            busy(
+                "r-1",
+                None,
+                &JobOrigin {
+                    run: None,
+                    ..origin
+                }
+            ),
+            "runner `r-1` is running a job of acme/app; retry after it ends"
+        );
+        assert_eq!(
+            busy("r-1", None, &JobOrigin::default()),
+            "runner `r-1` is running a job; retry after it ends"
+        );
     }
 }

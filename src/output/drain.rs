@@ -30,8 +30,15 @@ pub struct Scene {
     pub node: Option<String>,
 }
 
-/// The question asked before a drain; `cordon` names the node cordoned first.
-pub fn prompt(verb: &str, steps: &[Step], scene: &Scene, cordon: Option<&str>) -> String {
+/// The question asked before a drain or recreate; `manner` says how the runners go (recreate's
+/// batches), `cordon` names the node cordoned first.
+pub fn prompt(
+    verb: &str,
+    steps: &[Step],
+    scene: &Scene,
+    manner: Option<&str>,
+    cordon: Option<&str>,
+) -> String {
     let c = crate::drain::plan::counts(steps);
     let mut q = format!(
         "{verb} {} runner{} of {}",
@@ -43,6 +50,9 @@ pub fn prompt(verb: &str, steps: &[Step], scene: &Scene, cordon: Option<&str>) -
         q.push_str(&format!(" in context `{ctx}`"));
     }
     q.push_str(&format!(", {}", namespaces(scene)));
+    if let Some(m) = manner {
+        q.push_str(&format!(", {m}"));
+    }
     let mut notes = Vec::new();
     if let Some(node) = cordon {
         notes.push(format!("will cordon node/{node} first"));
@@ -148,6 +158,14 @@ pub struct RunnerResult {
 pub struct Totals {
     pub selected: usize,
     pub drained: usize,
+    #[serde(flatten)]
+    pub rest: NotDone,
+}
+
+/// The runners a drain or recreate left as they were, by why; both commands count and word
+/// them alike, so one place does.
+#[derive(Debug, Default, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct NotDone {
     pub skipped_busy: usize,
     pub skipped: usize,
     pub held: usize,
@@ -156,18 +174,39 @@ pub struct Totals {
     pub stopped: usize,
 }
 
+impl NotDone {
+    /// Counts an outcome label that is not a success (anything unknown counts as stopped).
+    pub(crate) fn count(&mut self, label: &str) {
+        match label {
+            "skipped-busy" => self.skipped_busy += 1,
+            "skipped" => self.skipped += 1,
+            "held" => self.held += 1,
+            "failed" => self.failed += 1,
+            "timed-out" => self.timed_out += 1,
+            _ => self.stopped += 1,
+        }
+    }
+
+    /// The counts with their words for the totals line, in the order it gives them.
+    pub(crate) fn parts(&self) -> [(usize, &'static str); 6] {
+        [
+            (self.skipped_busy, "skipped (busy)"),
+            (self.skipped, "skipped (other)"),
+            (self.held, "held"),
+            (self.failed, "failed"),
+            (self.timed_out, "timed out"),
+            (self.stopped, "stopped"),
+        ]
+    }
+}
+
 pub fn totals<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Totals {
     let mut t = Totals::default();
     for o in outcomes {
         t.selected += 1;
         match o.label() {
             "drained" => t.drained += 1,
-            "skipped-busy" => t.skipped_busy += 1,
-            "skipped" => t.skipped += 1,
-            "held" => t.held += 1,
-            "failed" => t.failed += 1,
-            "timed-out" => t.timed_out += 1,
-            _ => t.stopped += 1,
+            other => t.rest.count(other),
         }
     }
     t
@@ -423,18 +462,9 @@ pub fn summary(outcomes: &[(Step, Outcome)], no_headers: bool, end: &Ending<'_>)
     } else {
         render(&mut t)
     };
-    out.push_str(&totals_line(
-        tot.selected,
-        &[
-            (tot.drained, "drained"),
-            (tot.skipped_busy, "skipped (busy)"),
-            (tot.skipped, "skipped (other)"),
-            (tot.held, "held"),
-            (tot.failed, "failed"),
-            (tot.timed_out, "timed out"),
-            (tot.stopped, "stopped"),
-        ],
-    ));
+    let mut counts = vec![(tot.drained, "drained")];
+    counts.extend(tot.rest.parts());
+    out.push_str(&totals_line(tot.selected, &counts));
     if let Some(line) = end.rate_limits.and_then(rate_limit_summary) {
         out.push_str(&line);
     }

@@ -73,7 +73,7 @@ fn the_dry_run_plan_says_exactly_what_happens() {
 #[test]
 fn the_prompt_names_scope_context_namespaces_and_counts() {
     assert_eq!(
-        prompt("Drain", &steps(), &scene(), None),
+        prompt("Drain", &steps(), &scene(), None, None),
         "Drain 3 runners of org `acme` in context `prod`, namespace `arc-runners` (1 busy will be waited for, 1 busy will be skipped)?"
     );
 }
@@ -81,10 +81,24 @@ fn the_prompt_names_scope_context_namespaces_and_counts() {
 #[test]
 fn the_prompt_and_the_dry_run_name_the_cordon() {
     assert_eq!(
-        prompt("Drain", &steps()[..1], &scene(), Some("node-1")),
+        prompt("Drain", &steps()[..1], &scene(), None, Some("node-1")),
         "Drain 1 runner of org `acme` in context `prod`, namespace `arc-runners` (will cordon node/node-1 first)?"
     );
     assert_eq!(dry_run_cordon("node-1"), "would cordon node/node-1 first\n");
+}
+
+#[test]
+fn a_recreate_prompt_says_its_batches_before_the_notes() {
+    assert_eq!(
+        prompt(
+            "Recreate",
+            &steps()[..1],
+            &scene(),
+            Some("in batches of 2"),
+            Some("node-1")
+        ),
+        "Recreate 1 runner of org `acme` in context `prod`, namespace `arc-runners`, in batches of 2 (will cordon node/node-1 first)?"
+    );
 }
 
 fn denied_delete(name: &str) -> Failure {
@@ -148,12 +162,14 @@ fn the_summary_is_the_table_one_totals_line_and_the_next_steps() {
         Totals {
             selected: 4,
             drained: 1,
-            skipped_busy: 1,
-            skipped: 0,
-            held: 1,
-            failed: 1,
-            timed_out: 0,
-            stopped: 0
+            rest: NotDone {
+                skipped_busy: 1,
+                skipped: 0,
+                held: 1,
+                failed: 1,
+                timed_out: 0,
+                stopped: 0
+            }
         }
     );
 }

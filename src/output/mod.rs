@@ -3,6 +3,7 @@
 pub mod age;
 pub mod error;
 pub mod list;
+pub mod manifests;
 pub mod style;
 pub mod table;
 

@@ -9,8 +9,8 @@ use serde::Serialize;
 use crate::drain::event::Outcome;
 use crate::drain::plan::Step;
 use crate::output::drain::{
-    Ending, RunnerResult, Scene, brief_detail, describe_action, next_steps, plain_table, render,
-    runner_result, totals_line,
+    Ending, NotDone, RunnerResult, Scene, brief_detail, describe_action, next_steps, plain_table,
+    render, runner_result, totals_line,
 };
 use crate::output::error::one_line;
 use crate::recreate::rolling::{BatchRecord, Progress, ReplacementStatus, Row};
@@ -159,12 +159,8 @@ pub struct Totals {
     pub replacements_missing: usize,
     /// Runners ARC had already replaced (after a job) when their turn came.
     pub already_replaced: usize,
-    pub skipped_busy: usize,
-    pub skipped: usize,
-    pub held: usize,
-    pub failed: usize,
-    pub timed_out: usize,
-    pub stopped: usize,
+    #[serde(flatten)]
+    pub rest: NotDone,
 }
 
 pub fn totals(rows: &[Row]) -> Totals {
@@ -175,12 +171,7 @@ pub fn totals(rows: &[Row]) -> Totals {
     for r in rows {
         match label(r) {
             "recreated" | "replacement-missing" => t.recreated += 1,
-            "skipped-busy" => t.skipped_busy += 1,
-            "skipped" => t.skipped += 1,
-            "held" => t.held += 1,
-            "failed" => t.failed += 1,
-            "timed-out" => t.timed_out += 1,
-            _ => t.stopped += 1,
+            other => t.rest.count(other),
         }
         match r.replacement {
             Some(ReplacementStatus::Ready(_)) => t.replacements_ready += 1,
@@ -378,18 +369,9 @@ pub fn summary(rows: &[Row], no_headers: bool, end: &Ending<'_>) -> String {
     } else {
         format!("recreated ({})", replacements.join(", "))
     };
-    out.push_str(&totals_line(
-        tot.selected,
-        &[
-            (tot.recreated, recreated.as_str()),
-            (tot.skipped_busy, "skipped (busy)"),
-            (tot.skipped, "skipped (other)"),
-            (tot.held, "held"),
-            (tot.failed, "failed"),
-            (tot.timed_out, "timed out"),
-            (tot.stopped, "stopped"),
-        ],
-    ));
+    let mut counts = vec![(tot.recreated, recreated.as_str())];
+    counts.extend(tot.rest.parts());
+    out.push_str(&totals_line(tot.selected, &counts));
     if let Some(line) = end
         .rate_limits
         .and_then(crate::output::drain::rate_limit_summary)

@@ -3,8 +3,9 @@
 //!
 //! The certificate is for 127.0.0.1 from a CA of its own (the sandbox's `tls` module makes
 //! both; the CA goes in `guard/ca.pem` under the sandbox's directory, apart from `--tls`'s), and
-//! the configuration is what `arcctl guard` recommends: `namespaceSelector` on the runner
-//! namespace, `failurePolicy: Fail`, `sideEffects: NoneOnDryRun`, `timeoutSeconds: 10`.
+//! the webhook is the one `arcctl guard manifests` prints (`guard::manifests::webhook`):
+//! `namespaceSelector` on the runner namespace (and the `arcctl.io/guard=off` opt-out),
+//! `failurePolicy: Fail`, `sideEffects: NoneOnDryRun`, `timeoutSeconds: 10`.
 
 use arcctl_sandbox::server::Sandbox;
 use arcctl_sandbox::store::VALIDATING_WEBHOOK_CONFIGURATIONS;
@@ -16,12 +17,7 @@ use crate::cli::{Cli, Command, GuardCommand};
 use crate::cmd::guard::{self, Running};
 use crate::context::Env;
 use crate::error::{Error, Result};
-
-/// The configuration's (and its one webhook's) name.
-pub(crate) const CONFIGURATION: &str = "arcctl-guard";
-pub(crate) const WEBHOOK: &str = "guard.arcctl.io";
-/// The webhook's timeout; the guard answers within 8 s of it.
-const TIMEOUT_SECONDS: u64 = 10;
+use crate::guard::manifests;
 
 /// Starts a guard for `sandbox`'s runner namespace `namespace` and registers it.
 pub async fn start(sandbox: &Sandbox, namespace: &str) -> Result<Running> {
@@ -88,23 +84,10 @@ pub(crate) fn configuration(url: &str, ca_bundle: &str, namespace: &str) -> Valu
     json!({
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": CONFIGURATION},
-        "webhooks": [{
-            "name": WEBHOOK,
-            "clientConfig": {"url": url, "caBundle": ca_bundle},
-            "rules": [{
-                "operations": ["CREATE"],
-                "apiGroups": [""],
-                "apiVersions": ["v1"],
-                "resources": ["pods/eviction"],
-                "scope": "Namespaced",
-            }],
-            // objectSelector would see the Eviction, not the pod: select the namespace.
-            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-            "failurePolicy": "Fail",
-            "sideEffects": "NoneOnDryRun",
-            "admissionReviewVersions": ["v1"],
-            "timeoutSeconds": TIMEOUT_SECONDS,
-        }],
+        "metadata": {"name": manifests::NAME},
+        "webhooks": [manifests::webhook(
+            json!({"url": url, "caBundle": ca_bundle}),
+            &[namespace.to_owned()],
+        )],
     })
 }
