@@ -4,8 +4,6 @@
 //! The join, states and filters are pure functions; [`gather`] is the only I/O here and it
 //! returns data (warnings included) for `output` to show.
 
-use std::collections::{BTreeMap, HashMap};
-
 use futures::StreamExt;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
@@ -109,49 +107,39 @@ impl Entry {
     }
 }
 
-/// The registrations and pods (with their EphemeralRunners) of one name.
-type Sides = (Vec<Runner>, Vec<(RunnerPod, Option<EphemeralRunner>)>);
+/// A runner pod with its EphemeralRunner, as the join pairs them.
+type PodSide = (RunnerPod, Option<EphemeralRunner>);
 
 /// Joins registrations with runner pods (and their EphemeralRunners) by name.
 ///
 /// `pods` must hold only pods of the selected namespaces: a registration whose pod is elsewhere
-/// is `registration-only`, as docs/design.md §3.2 says. The result is sorted by name, then namespace.
+/// is `registration-only`, as docs/design.md §3.2 says. The result is sorted by name, then namespace
+/// (a name's registrations without a pod first, in GitHub's order).
+///
+/// A merge of the two sides sorted by name, into a vector of the exact size: at fleet scale
+/// (10,000 runners) the entries are most of what `list` holds, so there is no map of names, no
+/// per-name vectors and no regrown or re-sorted output beside them.
 pub fn join(
-    registrations: Vec<Runner>,
+    mut registrations: Vec<Runner>,
     pods: Vec<RunnerPod>,
     ephemeral_runners: Vec<EphemeralRunner>,
 ) -> Vec<Entry> {
-    let mut ers: HashMap<(String, String), EphemeralRunner> = ephemeral_runners
-        .into_iter()
-        .map(|e| ((e.namespace.clone(), e.name.clone()), e))
-        .collect();
-    let mut by_name: BTreeMap<String, Sides> = BTreeMap::new();
-    for r in registrations {
-        by_name.entry(r.name.clone()).or_default().0.push(r);
-    }
-    for p in pods {
-        // A scale-set pod belongs to the EphemeralRunner that owns it (same name in ARC).
-        let er_name = match (&p.mode, &p.owner) {
-            (crate::cluster::Mode::ScaleSet, Some(o)) => o.name.clone(),
-            _ => p.name.clone(),
-        };
-        let er = ers.remove(&(p.namespace.clone(), er_name));
-        by_name.entry(p.name.clone()).or_default().1.push((p, er));
-    }
-    let mut out = Vec::new();
-    for (name, (regs, pods)) in by_name {
-        match (regs.len(), pods.len()) {
-            (0, _) => out.extend(pods.into_iter().map(|(p, er)| Entry {
-                name: name.clone(),
-                state: State::PodOnly,
-                registration: None,
-                job: None,
-                reason: None,
-                pod: Some(p),
-                ephemeral_runner: er,
-            })),
-            (_, 0) => out.extend(regs.into_iter().map(|r| Entry {
-                name: name.clone(),
+    let mut pods = attach_ephemeral_runners(pods, ephemeral_runners);
+    // Stable sorts: a name's registrations keep GitHub's order, its pods the cluster's within
+    // a namespace.
+    registrations.sort_by(|a, b| a.name.cmp(&b.name));
+    pods.sort_by(|(a, _), (b, _)| (&a.name, &a.namespace).cmp(&(&b.name, &b.namespace)));
+    let groups = name_groups(&registrations, &pods);
+    let len = groups.iter().map(|&(nr, np)| entries_of(nr, np)).sum();
+    let mut out = Vec::with_capacity(len);
+    let mut regs = registrations.into_iter();
+    let mut pods = pods.into_iter();
+    for (nr, np) in groups {
+        let rs: Vec<Runner> = regs.by_ref().take(nr).collect();
+        let ps = pods.by_ref().take(np);
+        match (nr, np) {
+            (_, 0) => out.extend(rs.into_iter().map(|r| Entry {
+                name: r.name.clone(),
                 state: State::RegistrationOnly,
                 registration: Some(r),
                 pod: None,
@@ -159,17 +147,26 @@ pub fn join(
                 job: None,
                 reason: None,
             })),
+            (0, _) => out.extend(ps.map(|(p, er)| Entry {
+                name: p.name.clone(),
+                state: State::PodOnly,
+                registration: None,
+                job: None,
+                reason: None,
+                pod: Some(p),
+                ephemeral_runner: er,
+            })),
             (1, 1) => {
-                let r = regs.into_iter().next();
-                let (p, er) = pods
-                    .into_iter()
-                    .next()
-                    .map_or((None, None), |(p, e)| (Some(p), e));
+                let (r, (p, er)) = match (rs.into_iter().next(), ps.into_iter().next()) {
+                    (Some(r), Some(p)) => (r, p),
+                    // The group sizes say both are there.
+                    _ => continue,
+                };
                 let mut e = Entry {
-                    name: name.clone(),
+                    name: r.name.clone(),
                     state: State::Idle,
-                    registration: r,
-                    pod: p,
+                    registration: Some(r),
+                    pod: Some(p),
                     ephemeral_runner: er,
                     job: None,
                     reason: None,
@@ -187,46 +184,97 @@ pub fn join(
             }
             (nr, np) => {
                 // Names are shared: never guess which pod is which runner.
+                let name = rs.first().map(|r| r.name.clone()).unwrap_or_default();
                 let reason = format!("{nr} registrations and {np} pods share the name `{name}`");
-                let single = (nr == 1).then(|| regs[0].clone());
-                for (p, er) in pods {
-                    out.push(Entry {
+                let single = (nr == 1).then(|| rs[0].clone());
+                if nr > 1 {
+                    out.extend(rs.into_iter().map(|r| Entry {
                         name: name.clone(),
                         state: State::Conflict,
-                        registration: single.clone(),
-                        pod: Some(p),
-                        ephemeral_runner: er,
+                        registration: Some(r),
+                        pod: None,
+                        ephemeral_runner: None,
                         job: None,
                         reason: Some(reason.clone()),
-                    });
+                    }));
                 }
-                if nr > 1 {
-                    for r in regs {
-                        out.push(Entry {
-                            name: name.clone(),
-                            state: State::Conflict,
-                            registration: Some(r),
-                            pod: None,
-                            ephemeral_runner: None,
-                            job: None,
-                            reason: Some(reason.clone()),
-                        });
-                    }
-                }
+                out.extend(ps.map(|(p, er)| Entry {
+                    name: name.clone(),
+                    state: State::Conflict,
+                    registration: single.clone(),
+                    pod: Some(p),
+                    ephemeral_runner: er,
+                    job: None,
+                    reason: Some(reason.clone()),
+                }));
             }
         }
     }
-    out.sort_by(|a, b| {
-        (
-            a.name.as_str(),
-            a.pod.as_ref().map(|p| p.namespace.as_str()),
-        )
-            .cmp(&(
-                b.name.as_str(),
-                b.pod.as_ref().map(|p| p.namespace.as_str()),
-            ))
-    });
     out
+}
+
+/// The sizes of the runs of one name in the two sorted sides, in name order: (registrations,
+/// pods) per name.
+fn name_groups(regs: &[Runner], pods: &[PodSide]) -> Vec<(usize, usize)> {
+    let (mut i, mut j) = (0, 0);
+    let mut groups = Vec::new();
+    while i < regs.len() || j < pods.len() {
+        let name = match (regs.get(i), pods.get(j)) {
+            (Some(r), Some((p, _))) => r.name.as_str().min(p.name.as_str()),
+            (Some(r), None) => r.name.as_str(),
+            (None, Some((p, _))) => p.name.as_str(),
+            (None, None) => break,
+        };
+        let nr = regs[i..].iter().take_while(|r| r.name == name).count();
+        let np = pods[j..].iter().take_while(|(p, _)| p.name == name).count();
+        groups.push((nr, np));
+        i += nr;
+        j += np;
+    }
+    groups
+}
+
+/// How many entries a name with `nr` registrations and `np` pods becomes.
+fn entries_of(nr: usize, np: usize) -> usize {
+    match (nr, np) {
+        (_, 0) => nr,
+        (0, _) | (1, _) => np,
+        _ => nr + np,
+    }
+}
+
+/// Pairs each pod with its EphemeralRunner: a scale-set pod belongs to the EphemeralRunner that
+/// owns it (same name in ARC), any other pod to the one of its own name, if any.
+fn attach_ephemeral_runners(
+    pods: Vec<RunnerPod>,
+    mut ephemeral_runners: Vec<EphemeralRunner>,
+) -> Vec<PodSide> {
+    ephemeral_runners.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    // Which EphemeralRunner each pod claims; the first pod to claim one gets it.
+    let mut claimed = vec![false; ephemeral_runners.len()];
+    let claims: Vec<Option<usize>> = pods
+        .iter()
+        .map(|p| {
+            let er_name = match (&p.mode, &p.owner) {
+                (crate::cluster::Mode::ScaleSet, Some(o)) => o.name.as_str(),
+                _ => p.name.as_str(),
+            };
+            let i = ephemeral_runners
+                .binary_search_by(|e| {
+                    (e.namespace.as_str(), e.name.as_str()).cmp(&(p.namespace.as_str(), er_name))
+                })
+                .ok()?;
+            (!std::mem::replace(&mut claimed[i], true)).then_some(i)
+        })
+        .collect();
+    let mut ers: Vec<Option<EphemeralRunner>> = ephemeral_runners.into_iter().map(Some).collect();
+    pods.into_iter()
+        .zip(claims)
+        .map(|(p, i)| {
+            let er = i.and_then(|i| ers[i].take());
+            (p, er)
+        })
+        .collect()
 }
 
 /// The state of a registration joined with its pod.
@@ -443,6 +491,8 @@ pub async fn fill_jobs_from_logs(cluster: &Cluster, inv: &mut Inventory) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
     use crate::cluster::Mode;
     use crate::cluster::arc::Owner;
     use crate::github::RunnerLabel;
