@@ -167,7 +167,10 @@ struct State {
 
 /// What `enter` should do now.
 enum Turn {
-    Go { probe: bool, generation: u64 },
+    Go {
+        probe: bool,
+        generation: u64,
+    },
     Until(Instant),
     Change,
     /// An unregister waiting for an unregister place (or any change).
