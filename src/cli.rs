@@ -472,6 +472,9 @@ pub struct DrainOptions {
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,
     /// Pace of unregister (DELETE) calls to GitHub, e.g. `1/s`, `3/s`, `30/m`.
+    ///
+    /// At a rate, unregisters go one at a time, spaced. `0` turns the ceiling off: up to
+    /// `--concurrency` unregisters at once, until GitHub refuses a request; then one at a time.
     #[arg(long, value_name = "RATE", default_value = "1/s", value_parser = parse_rate)]
     pub max_unregister_rate: Rate,
     /// Append one JSON line per API mutation to this file.

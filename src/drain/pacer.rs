@@ -4,8 +4,13 @@
 //! secondary limits charge 5 points per DELETE; it bans integrations that keep calling while
 //! limited. So:
 //!
-//! - Unregisters go one at a time (never two DELETEs in flight), spaced at the current *pace*
-//!   (a burst of one), never above `--max-unregister-rate`; reads are not spaced, only gated.
+//! - At a finite `--max-unregister-rate`, unregisters go one at a time (never two DELETEs in
+//!   flight), spaced at the current *pace* (a burst of one), never above the rate; reads are
+//!   not spaced, only gated.
+//! - With the ceiling off (`--max-unregister-rate 0`, the operator's choice), up to
+//!   `--concurrency` unregisters are in flight at once, unspaced, until GitHub first refuses
+//!   anything; from then on the run is careful (below) and they go one at a time again. Few
+//!   requests left in the hourly window (below) also bring them back to one at a time.
 //! - A rate-limit refusal stops **every** GitHub call (unregisters and reads) for the wait
 //!   GitHub named (`retry-after`, or until `x-ratelimit-reset` for the primary limit), or at
 //!   least a minute when it named none. Then **one probe** goes alone: it is let through only
@@ -28,6 +33,11 @@
 //! The controller is pure state behind a mutex, driven by tokio's clock, so every rule is
 //! tested on a paused clock; the pipeline only asks for a [`Permit`] and reports its
 //! [`Answer`].
+//!
+//! Wake-ups: an unregister waiting only for a free unregister place is woken alone
+//! (`Notify::notify_one`, one per place given back), not with every other waiter, so a drain
+//! of thousands of runners does not wake thousands of tasks per answer. Changes that may let
+//! anyone through (a probe's end, a careful run's call ending) still wake every waiter.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -116,6 +126,8 @@ pub struct Pacer {
     state: Mutex<State>,
     /// Woken when a probe ends or the calls in flight drop while probing.
     changed: Notify,
+    /// Woken once per unregister place given back (the next unregister waiting for one).
+    place: Notify,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,8 +150,10 @@ struct State {
     spread_until: Option<Instant>,
     phase: Phase,
     in_flight: usize,
-    /// An unregister is in flight: the next waits for its answer.
-    unregistering: bool,
+    /// Unregisters in flight: at the limit, the next waits for an answer.
+    unregistering: usize,
+    /// Unregisters allowed in flight while unpaced and not careful (`--concurrency`).
+    parallel: usize,
     /// GitHub refused a request in this run: one call at a time from now on.
     careful: bool,
     /// Counts the waits begun: a permit given before the last one answers for older news.
@@ -153,14 +167,29 @@ struct State {
 
 /// What `enter` should do now.
 enum Turn {
-    Go { probe: bool, generation: u64 },
+    Go {
+        probe: bool,
+        generation: u64,
+    },
     Until(Instant),
     Change,
+    /// An unregister waiting for an unregister place (or any change).
+    Place,
+}
+
+/// Whom a given-back place wakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    Nobody,
+    /// The next unregister waiting for a place.
+    OneUnregister,
+    Everyone,
 }
 
 impl Pacer {
-    /// A pacer at `rate`; a rate of 0 per anything means unlimited.
-    pub fn new(rate: Rate) -> Self {
+    /// A pacer at `rate`; a rate of 0 per anything means unlimited, and then up to
+    /// `concurrency` unregisters may be in flight until GitHub first refuses a request.
+    pub fn new(rate: Rate, concurrency: usize) -> Self {
         let ceiling = (rate.count > 0 && !rate.per.is_zero())
             .then(|| f64::from(rate.count) / rate.per.as_secs_f64());
         Pacer {
@@ -171,7 +200,8 @@ impl Pacer {
                 spread_until: None,
                 phase: Phase::Open,
                 in_flight: 0,
-                unregistering: false,
+                unregistering: 0,
+                parallel: concurrency.max(1),
                 careful: false,
                 generation: 0,
                 streak: 0,
@@ -183,6 +213,7 @@ impl Pacer {
                 },
             }),
             changed: Notify::new(),
+            place: Notify::new(),
         }
     }
 
@@ -198,6 +229,13 @@ impl Pacer {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            // Enabled before looking, so a place given back in between is not missed; dropped
+            // unconsumed (this call went), a `notify_one` passes on to the next waiter.
+            let place = self.place.notified();
+            tokio::pin!(place);
+            if call == Call::Unregister {
+                place.as_mut().enable();
+            }
             let turn = self.lock().turn(call, Instant::now());
             match turn {
                 Turn::Go { probe, generation } => {
@@ -216,6 +254,12 @@ impl Pacer {
                     }
                 }
                 Turn::Change => notified.await,
+                Turn::Place => {
+                    tokio::select! {
+                        () = &mut notified => {}
+                        () = &mut place => {}
+                    }
+                }
             }
         }
     }
@@ -266,10 +310,17 @@ impl Pacer {
             );
             (spell, wake)
         };
-        if wake {
-            self.changed.notify_waiters();
-        }
+        self.wake(wake);
         spell
+    }
+
+    fn wake(&self, wake: Wake) {
+        match wake {
+            Wake::Nobody => {}
+            Wake::OneUnregister => self.place.notify_one(),
+            // Unregisters waiting for a place hear this too (they wait on both).
+            Wake::Everyone => self.changed.notify_waiters(),
+        }
     }
 
     fn abandon(&self, p: &Permit<'_>) {
@@ -281,23 +332,34 @@ impl Pacer {
             }
             wake
         };
-        if wake {
-            self.changed.notify_waiters();
-        }
+        self.wake(wake);
     }
 }
 
 impl State {
-    /// Gives back `p`'s place; whether callers waiting for a change must look again.
-    fn release(&mut self, p: &Permit<'_>) -> bool {
+    /// Gives back `p`'s place; which callers waiting for a change must look again.
+    fn release(&mut self, p: &Permit<'_>) -> Wake {
         self.in_flight = self.in_flight.saturating_sub(1);
         if p.call == Call::Unregister {
-            self.unregistering = false;
+            self.unregistering = self.unregistering.saturating_sub(1);
         }
-        p.probe
-            || p.call == Call::Unregister
-            || self.careful
-            || matches!(self.phase, Phase::Probing { .. })
+        if p.probe || self.careful || matches!(self.phase, Phase::Probing { .. }) {
+            Wake::Everyone
+        } else if p.call == Call::Unregister {
+            Wake::OneUnregister
+        } else {
+            Wake::Nobody
+        }
+    }
+
+    /// Unregisters allowed in flight now: `parallel` while unpaced, not careful and not
+    /// spreading a nearly spent quota; one otherwise.
+    fn unregister_limit(&self) -> usize {
+        if self.pace.is_none() && !self.careful && self.spread_until.is_none() {
+            self.parallel
+        } else {
+            1
+        }
     }
 
     fn turn(&mut self, call: Call, now: Instant) -> Turn {
@@ -318,8 +380,8 @@ impl State {
             Phase::Open | Phase::Limited { .. } => false,
         };
         if call == Call::Unregister {
-            if self.unregistering {
-                return Turn::Change;
+            if self.unregistering >= self.unregister_limit() {
+                return Turn::Place;
             }
             let at = match (self.next_slot, self.spread_until) {
                 (Some(a), Some(b)) => Some(a.max(b)),
@@ -333,7 +395,7 @@ impl State {
         if probe {
             self.phase = Phase::Probing { out: true };
         }
-        self.unregistering |= call == Call::Unregister;
+        self.unregistering += usize::from(call == Call::Unregister);
         self.in_flight += 1;
         Turn::Go {
             probe,

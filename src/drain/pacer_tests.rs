@@ -39,7 +39,7 @@ async fn unregister(pacer: &Pacer) {
 
 #[tokio::test(start_paused = true)]
 async fn a_refusal_holds_every_call_for_its_retry_after() {
-    let pacer = Pacer::new(per_second(50));
+    let pacer = Pacer::new(per_second(50), 16);
     let p = pacer.enter(Call::Unregister).await;
     let spell = p.finish(secondary(Some(30))).expect("a wait begins");
     assert_eq!(
@@ -59,7 +59,7 @@ async fn a_refusal_holds_every_call_for_its_retry_after() {
 
 #[tokio::test(start_paused = true)]
 async fn without_retry_after_everyone_waits_a_minute() {
-    let pacer = Pacer::new(per_second(1));
+    let pacer = Pacer::new(per_second(1), 16);
     let p = pacer.enter(Call::Read).await;
     let spell = p.finish(secondary(None)).expect("a wait begins");
     assert_eq!((spell.wait, spell.told), (Duration::from_secs(60), false));
@@ -69,7 +69,7 @@ async fn without_retry_after_everyone_waits_a_minute() {
 
 #[tokio::test(start_paused = true)]
 async fn the_primary_limit_waits_for_the_reset_and_keeps_the_pace() {
-    let pacer = Pacer::new(per_second(2));
+    let pacer = Pacer::new(per_second(2), 16);
     unregister(&pacer).await;
     let p = pacer.enter(Call::Unregister).await;
     let spell = p
@@ -88,7 +88,7 @@ async fn the_primary_limit_waits_for_the_reset_and_keeps_the_pace() {
 
 #[tokio::test(start_paused = true)]
 async fn one_probe_goes_first_and_alone() {
-    let pacer = Pacer::new(per_second(10));
+    let pacer = Pacer::new(per_second(10), 16);
     let p = pacer.enter(Call::Unregister).await;
     assert!(p.finish(secondary(Some(5))).is_some());
     tokio::time::sleep(Duration::from_secs(5)).await;
@@ -110,7 +110,7 @@ async fn one_probe_goes_first_and_alone() {
 
 #[tokio::test(start_paused = true)]
 async fn reads_go_side_by_side_until_github_refuses_one() {
-    let pacer = Pacer::new(per_second(10));
+    let pacer = Pacer::new(per_second(10), 16);
     let a = pacer.enter(Call::Read).await;
     let b = pacer.enter(Call::Read).await;
     let c = pacer.enter(Call::Unregister).await;
@@ -127,7 +127,7 @@ async fn reads_go_side_by_side_until_github_refuses_one() {
 
 #[tokio::test(start_paused = true)]
 async fn the_probe_waits_for_calls_sent_before_the_refusal() {
-    let pacer = Pacer::new(per_second(10));
+    let pacer = Pacer::new(per_second(10), 16);
     let older = pacer.enter(Call::Read).await;
     let p = pacer.enter(Call::Unregister).await;
     assert!(p.finish(secondary(Some(1))).is_some());
@@ -141,7 +141,7 @@ async fn the_probe_waits_for_calls_sent_before_the_refusal() {
 
 #[tokio::test(start_paused = true)]
 async fn a_refusal_of_an_older_call_begins_no_new_wait() {
-    let pacer = Pacer::new(per_second(0));
+    let pacer = Pacer::new(per_second(0), 16);
     let first = pacer.enter(Call::Read).await;
     let second = pacer.enter(Call::Read).await;
     assert!(first.is_current());
@@ -157,7 +157,7 @@ async fn a_refusal_of_an_older_call_begins_no_new_wait() {
 
 #[tokio::test(start_paused = true)]
 async fn an_abandoned_probe_lets_the_next_caller_probe() {
-    let pacer = Pacer::new(per_second(10));
+    let pacer = Pacer::new(per_second(10), 16);
     let p = pacer.enter(Call::Read).await;
     assert!(p.finish(secondary(Some(1))).is_some());
     let probe = pacer.enter(Call::Read).await;
@@ -175,7 +175,7 @@ async fn an_abandoned_probe_lets_the_next_caller_probe() {
 
 #[tokio::test(start_paused = true)]
 async fn repeated_refusals_back_off_exponentially() {
-    let pacer = Pacer::new(per_second(10));
+    let pacer = Pacer::new(per_second(10), 16);
     let p = pacer.enter(Call::Unregister).await;
     let mut wait = p.finish(secondary(Some(10))).expect("a wait begins").wait;
     assert_eq!(wait, Duration::from_secs(10));
@@ -212,7 +212,7 @@ async fn repeated_refusals_back_off_exponentially() {
 
 #[tokio::test(start_paused = true)]
 async fn the_pace_falls_to_what_github_accepted_then_rises_slowly() {
-    let pacer = Pacer::new(per_second(50));
+    let pacer = Pacer::new(per_second(50), 16);
     // 60 unregisters at 50/s: what a 300-point window takes in a minute.
     let start = Instant::now();
     for _ in 0..60 {
@@ -247,7 +247,7 @@ async fn the_pace_falls_to_what_github_accepted_then_rises_slowly() {
 
 #[tokio::test(start_paused = true)]
 async fn the_pace_never_rises_above_the_configured_rate() {
-    let pacer = Pacer::new(per_second(2));
+    let pacer = Pacer::new(per_second(2), 16);
     for _ in 0..10 {
         unregister(&pacer).await;
     }
@@ -267,7 +267,7 @@ async fn the_pace_never_rises_above_the_configured_rate() {
 
 #[tokio::test(start_paused = true)]
 async fn unregisters_go_one_at_a_time_at_the_pace() {
-    let pacer = Pacer::new(per_second(2));
+    let pacer = Pacer::new(per_second(2), 16);
     let first = pacer.enter(Call::Unregister).await;
     // The next waits for the first's answer, whatever the pace allows.
     assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(10)).await);
@@ -285,7 +285,7 @@ async fn unregisters_go_one_at_a_time_at_the_pace() {
 
 #[tokio::test(start_paused = true)]
 async fn few_requests_left_spread_the_rest_until_the_reset() {
-    let pacer = Pacer::new(per_second(0));
+    let pacer = Pacer::new(per_second(0), 16);
     pacer.observe(RateHint {
         remaining: Some(0),
         reset_in: Some(Duration::from_secs(40)),
@@ -340,7 +340,7 @@ impl Window {
 /// `runners` tasks unregistering at once through one pacer at 50/s against a 300-point window,
 /// with `latency` per request; returns GitHub's refusals and the unregisters accepted.
 async fn drain_against_the_window(runners: usize, silent: bool, latency: Duration) -> (u64, usize) {
-    let pacer = Arc::new(Pacer::new(per_second(50)));
+    let pacer = Arc::new(Pacer::new(per_second(50), 16));
     let window = Arc::new(Mutex::new(Window {
         limit: 300,
         spent: VecDeque::new(),
@@ -396,4 +396,111 @@ async fn a_thousand_unregisters_far_above_the_limit_are_refused_at_most_three_ti
             "{took:?}"
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn unlimited_lets_concurrency_unregisters_fly_at_once() {
+    let pacer = Pacer::new(per_second(0), 4);
+    let mut out = Vec::new();
+    for _ in 0..4 {
+        let p = timeout(Duration::from_millis(1), pacer.enter(Call::Unregister))
+            .await
+            .expect("unspaced, below the limit: at once");
+        out.push(p);
+    }
+    // The fifth waits for a place, not for the pace.
+    assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(60)).await);
+    // Reads are not held behind them.
+    assert!(passes(&pacer, Call::Read, Duration::from_millis(1)).await);
+    // A place given back lets exactly one more go.
+    assert_eq!(out.pop().unwrap().finish(Answer::Accepted), None);
+    let fifth = timeout(Duration::from_millis(1), pacer.enter(Call::Unregister))
+        .await
+        .expect("a place was given back");
+    assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(60)).await);
+    drop(fifth);
+    // An abandoned permit gives its place back too.
+    assert!(passes(&pacer, Call::Unregister, Duration::from_millis(1)).await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn waiting_unregisters_are_woken_one_per_place_and_all_go() {
+    let pacer = Arc::new(Pacer::new(per_second(0), 3));
+    let flying = Arc::new(Mutex::new((0usize, 0usize)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let pacer = Arc::clone(&pacer);
+        let flying = Arc::clone(&flying);
+        tasks.spawn(async move {
+            let p = pacer.enter(Call::Unregister).await;
+            {
+                let mut f = flying.lock().unwrap();
+                f.0 += 1;
+                f.1 = f.1.max(f.0);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            flying.lock().unwrap().0 -= 1;
+            assert_eq!(p.finish(Answer::Accepted), None);
+        });
+    }
+    let start = Instant::now();
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+    // Never more than three in flight, and three at a time: 50 in 17 rounds of 20 ms.
+    assert_eq!(flying.lock().unwrap().1, 3);
+    assert_eq!(Instant::now() - start, Duration::from_millis(17 * 20));
+}
+
+#[tokio::test(start_paused = true)]
+async fn unlimited_turns_serial_after_github_refuses_anything() {
+    let pacer = Pacer::new(per_second(0), 8);
+    let a = pacer.enter(Call::Unregister).await;
+    let b = pacer.enter(Call::Unregister).await;
+    assert!(b.finish(secondary(Some(1))).is_some());
+    // `a` was sent before the refusal: the probe waits for it.
+    assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(5)).await);
+    assert_eq!(a.finish(Answer::Accepted), None);
+    let probe = pacer.enter(Call::Unregister).await;
+    assert!(probe.is_probe());
+    assert_eq!(probe.finish(Answer::Accepted), None);
+    // Careful now: one unregister at a time, whatever the concurrency.
+    let one = pacer.enter(Call::Unregister).await;
+    assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(60)).await);
+    assert!(!passes(&pacer, Call::Read, Duration::from_secs(60)).await);
+    assert_eq!(one.finish(Answer::Accepted), None);
+    assert!(passes(&pacer, Call::Unregister, Duration::from_secs(60)).await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_finite_rate_stays_serial_at_any_concurrency() {
+    let pacer = Arc::new(Pacer::new(per_second(5), 32));
+    let first = pacer.enter(Call::Unregister).await;
+    // However far past the pace, the next waits for the first's answer.
+    assert!(!passes(&pacer, Call::Unregister, Duration::from_secs(10)).await);
+    assert_eq!(first.finish(Answer::Accepted), None);
+    let flying = Arc::new(Mutex::new((0usize, 0usize)));
+    let mut tasks = tokio::task::JoinSet::new();
+    let start = Instant::now();
+    for _ in 0..10 {
+        let pacer = Arc::clone(&pacer);
+        let flying = Arc::clone(&flying);
+        tasks.spawn(async move {
+            let p = pacer.enter(Call::Unregister).await;
+            {
+                let mut f = flying.lock().unwrap();
+                f.0 += 1;
+                f.1 = f.1.max(f.0);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            flying.lock().unwrap().0 -= 1;
+            assert_eq!(p.finish(Answer::Accepted), None);
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+    assert_eq!(flying.lock().unwrap().1, 1);
+    // Ten more at 5/s after one just now: 200 ms apart, at least 1.8 s for the last to start.
+    assert!(Instant::now() - start >= Duration::from_millis(1800));
 }

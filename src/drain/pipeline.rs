@@ -124,7 +124,7 @@ pub async fn run<G: GitHubOps, K: ClusterOps>(
     events: mpsc::UnboundedSender<Event>,
     interrupt: Interrupt,
 ) -> RunResult {
-    let pacer = Arc::new(Pacer::new(settings.rate));
+    let pacer = Arc::new(Pacer::new(settings.rate, settings.concurrency));
     run_paced(gh, k8s, steps, settings, events, interrupt, pacer).await
 }
 

@@ -136,7 +136,10 @@ impl Guard {
         Guard {
             github,
             cluster,
-            pacer: Arc::new(Pacer::new(settings.pipeline.rate)),
+            pacer: Arc::new(Pacer::new(
+                settings.pipeline.rate,
+                settings.pipeline.concurrency,
+            )),
             settings,
             drains: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),

@@ -189,7 +189,7 @@ pub async fn run(
     let deadline = settings.timeout.map(|t| Instant::now() + t);
     // One pacer for every batch and the replacement lookups: a rate-limit wait and a lowered
     // pace carry over from one batch to the next.
-    let pacer = Arc::new(Pacer::new(settings.rate));
+    let pacer = Arc::new(Pacer::new(settings.rate, settings.concurrency));
 
     // Skipped runners: the pipeline reports them without touching anything.
     let queued: HashSet<usize> = queue.iter().copied().collect();

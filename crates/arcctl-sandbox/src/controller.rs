@@ -758,43 +758,31 @@ impl World {
 
     /// Whether an object owned by `uid` with `blockOwnerDeletion` is still stored.
     fn blocking_dependents(&self, uid: &str) -> bool {
-        let all = (LabelSelector::default(), FieldSelector::default());
-        store::ALL_TYPES.into_iter().any(|t| {
-            self.store
-                .list(t, None, &all.0, &all.1)
-                .into_iter()
-                .any(|o| {
-                    o["metadata"]["ownerReferences"]
-                        .as_array()
-                        .is_some_and(|refs| {
-                            refs.iter().any(|r| {
-                                r["uid"] == json!(uid) && r["blockOwnerDeletion"] == json!(true)
-                            })
-                        })
+        self.store.owned_by(uid).into_iter().any(|(_, o)| {
+            o["metadata"]["ownerReferences"]
+                .as_array()
+                .is_some_and(|refs| {
+                    refs.iter()
+                        .any(|r| r["uid"] == json!(uid) && r["blockOwnerDeletion"] == json!(true))
                 })
         })
     }
 
     /// Objects owned by `uid`: (type, namespace, name, uid).
     fn dependents(&self, uid: &str) -> Vec<(ResourceType, String, String, String)> {
-        let all = (LabelSelector::default(), FieldSelector::default());
-        let mut found = Vec::new();
-        for t in store::ALL_TYPES {
-            for o in self.store.list(t, None, &all.0, &all.1) {
-                let owned = o["metadata"]["ownerReferences"]
-                    .as_array()
-                    .is_some_and(|refs| refs.iter().any(|r| r["uid"] == json!(uid)));
-                if owned {
-                    found.push((
-                        t,
-                        meta_str(o, "namespace").to_owned(),
-                        meta_str(o, "name").to_owned(),
-                        meta_str(o, "uid").to_owned(),
-                    ));
-                }
-            }
-        }
-        found
+        // The store's owner index: a lookup, in the order a scan of every type would give.
+        self.store
+            .owned_by(uid)
+            .into_iter()
+            .map(|(t, o)| {
+                (
+                    t,
+                    meta_str(o, "namespace").to_owned(),
+                    meta_str(o, "name").to_owned(),
+                    meta_str(o, "uid").to_owned(),
+                )
+            })
+            .collect()
     }
 
     /// An orphaning delete: the dependents of `uid` lose their owner reference to it.
@@ -956,7 +944,13 @@ impl World {
     fn collect_dependents(&mut self, uid: &str, rt: ResourceType, obj: &Value) {
         let all = (LabelSelector::default(), FieldSelector::default());
         let mut doomed: Vec<(ResourceType, String, String, String)> = self.dependents(uid);
-        for t in store::ALL_TYPES {
+        // Only a node or a namespace takes more than its dependents: no scan otherwise.
+        let types = if rt == NODES || rt == store::NAMESPACES {
+            &store::ALL_TYPES[..]
+        } else {
+            &[]
+        };
+        for &t in types {
             for o in self.store.list(t, None, &all.0, &all.1) {
                 let on_node =
                     rt == NODES && t == PODS && o["spec"]["nodeName"] == obj["metadata"]["name"];

@@ -19,6 +19,17 @@ pub struct Report {
     pub rate_limit_violations: u64,
     /// 204s GitHub gave while a job ran on (`--fault unsafe-204`).
     pub unsafe_204s: u64,
+    /// CPU time spent, when the sandbox ran a command (filled in by the caller that ran it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Cpu>,
+}
+
+/// CPU time (user + system), in milliseconds: the sandbox's own process, and the command it
+/// ran and waited for (with that command's waited-for children).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cpu {
+    pub sandbox_ms: u64,
+    pub command_ms: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +185,7 @@ impl World {
             },
             rate_limit_violations: self.stats.rate_limit_violations,
             unsafe_204s: self.stats.unsafe_204s,
+            cpu: None,
         }
     }
 }

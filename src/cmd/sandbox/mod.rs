@@ -11,6 +11,7 @@
 //! The world itself is the `arcctl-sandbox` crate; this module is what needs the CLI: running
 //! `arcctl` in-process for `--demo`, the context's streams and interrupt, and arcctl's errors.
 
+mod cpu;
 mod demo;
 #[cfg(feature = "guard")]
 pub(crate) mod guard;
@@ -186,7 +187,9 @@ async fn finish(
 ) -> Result<Report> {
     sandbox.stop_traffic();
     sandbox.settle().await;
-    let report = sandbox.report();
+    let mut report = sandbox.report();
+    // After the command was waited for (its time is in the children's), before shutdown.
+    report.cpu = cpu::measure();
     sandbox.shutdown().await;
     let _ = ctx.stderr.write_str(&report.verdict());
     if let Some(path) = report_path {

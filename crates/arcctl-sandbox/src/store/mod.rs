@@ -19,7 +19,7 @@ mod selector;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde_json::{Value, json};
 
@@ -148,6 +148,9 @@ pub struct Store {
     logs: BTreeMap<(String, String, String), Vec<String>>,
     /// Pods per `spec.nodeName`, kept up to date so scheduling is not a scan of every pod.
     pods_per_node: BTreeMap<String, usize>,
+    /// Objects by the uids in their `ownerReferences`, kept up to date so the garbage
+    /// collector's "what does this own" is a lookup, not a scan of every object.
+    owned: BTreeMap<String, BTreeSet<Key>>,
     log_times: BTreeMap<(String, String, String), Vec<String>>,
     events: tokio::sync::broadcast::Sender<WatchEvent>,
     /// The last [`HISTORY`] events with their resourceVersions, oldest first.
@@ -164,6 +167,7 @@ impl Store {
             uid_counter: 0,
             logs: BTreeMap::new(),
             pods_per_node: BTreeMap::new(),
+            owned: BTreeMap::new(),
             log_times: BTreeMap::new(),
             events: tokio::sync::broadcast::channel(4096).0,
             history: VecDeque::new(),
@@ -295,6 +299,7 @@ impl Store {
         if rt == PODS {
             self.count_on_node(&obj, 1);
         }
+        self.index_owners(&key, &obj);
         self.objects.insert(key, obj.clone());
         self.emit(rt, "ADDED", &obj);
         Ok(obj)
@@ -353,9 +358,14 @@ impl Store {
         let rv = self.bump();
         let obj = self.objects.get_mut(&key).ok_or(StoreError::NotFound)?;
         let node_before = obj["spec"]["nodeName"].as_str().map(str::to_owned);
+        let owners_before = owner_uids(obj);
         f(obj);
         obj["metadata"]["resourceVersion"] = json!(rv);
         let obj = obj.clone();
+        if owner_uids(&obj) != owners_before {
+            self.unindex(&key, &owners_before);
+            self.index_owners(&key, &obj);
+        }
         if rt == PODS && obj["spec"]["nodeName"].as_str() != node_before.as_deref() {
             if let Some(n) = node_before {
                 self.adjust_node(&n, -1);
@@ -564,6 +574,7 @@ impl Store {
     /// Takes an object out of the store (its pod's logs too) and tells the watchers.
     fn remove(&mut self, key: &Key) -> Option<Value> {
         let mut obj = self.objects.remove(key)?;
+        self.unindex(key, &owner_uids(&obj));
         obj["metadata"]["resourceVersion"] = json!(self.bump());
         let rt = key.0;
         if rt == PODS {
@@ -583,6 +594,40 @@ impl Store {
         }
         self.emit(rt, "DELETED", &obj);
         Some(obj)
+    }
+
+    /// The objects whose `ownerReferences` name `uid`, ordered as [`ALL_TYPES`] lists the
+    /// types, then by namespace and name (the order a scan of every type would find them).
+    pub fn owned_by(&self, uid: &str) -> Vec<(ResourceType, &Value)> {
+        let mut found: Vec<(usize, &Key, &Value)> = self
+            .owned
+            .get(uid)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| {
+                let rank = ALL_TYPES.iter().position(|t| *t == k.0)?;
+                Some((rank, k, self.objects.get(k)?))
+            })
+            .collect();
+        found.sort_by(|a, b| (a.0, &a.1.1, &a.1.2).cmp(&(b.0, &b.1.1, &b.1.2)));
+        found.into_iter().map(|(_, k, v)| (k.0, v)).collect()
+    }
+
+    fn index_owners(&mut self, key: &Key, obj: &Value) {
+        for uid in owner_uids(obj) {
+            self.owned.entry(uid).or_default().insert(key.clone());
+        }
+    }
+
+    fn unindex(&mut self, key: &Key, uids: &[String]) {
+        for uid in uids {
+            if let Some(set) = self.owned.get_mut(uid) {
+                set.remove(key);
+                if set.is_empty() {
+                    self.owned.remove(uid);
+                }
+            }
+        }
     }
 
     /// How many pods are bound to `node` now.
@@ -646,6 +691,16 @@ impl Store {
             .get(&(ns.to_owned(), pod.to_owned(), container.to_owned()))
             .map_or(&[], Vec::as_slice)
     }
+}
+
+/// The owner uids in `obj`'s `ownerReferences`.
+fn owner_uids(obj: &Value) -> Vec<String> {
+    obj["metadata"]["ownerReferences"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["uid"].as_str().map(str::to_owned))
+        .collect()
 }
 
 fn splitmix(mut x: u64) -> u64 {
