@@ -69,6 +69,8 @@ requests='r["requests"]["github"]["total"] + r["requests"]["kube"]["total"]'
 # Wall seconds and peak RSS (KiB) from GNU time's `-f "%e %M"` output file.
 wall() { awk 'END {print $1}' "$1"; }
 peak_mib() { awk 'END {printf "%.0f", $2 / 1024}' "$1"; }
+# Peak RSS in MiB and in MB (10^6 bytes), for targets stated in MB.
+peak_both() { awk 'END {printf "%.1f MiB = %.1f MB", $2 / 1024, $2 * 1024 / 1e6}' "$1"; }
 world() { "${ARCCTL}" sandbox --latency "${LATENCY_MS}ms" "$@"; }
 
 # 1. Drain of idle runners.
@@ -121,6 +123,12 @@ world --runners "${LIST_RUNNERS}" --busy 0.3 --job-rate 0 --job-duration 600s \
   env OUT_DIR="${W}" /usr/bin/time -f "%e %M" -o "${W}/l-naive.time" "${NAIVE_LIST}" \
   2>"${W}/l-naive.err"
 l_listed="$(py 'len(r["items"])' "${W}/l-arcctl.out")"
+# Drain reads the same way: the plan of a drain of all of them, which changes nothing.
+world --runners "${LIST_RUNNERS}" --busy 0.3 --job-rate 0 --job-duration 600s \
+  --report "${W}/l-plan.json" -- \
+  /usr/bin/time -f "%e %M" -o "${W}/l-plan.time" \
+  "${ARCCTL}" drain --all -A --dry-run -o json >"${W}/l-plan.out" 2>"${W}/l-plan.err"
+l_planned="$(py 'len(r["runners"])' "${W}/l-plan.out")"
 
 # 4. Safety: a busy world with a stale list, drained by both.
 SAFE=(--runners 200 --busy 0.3 --job-rate 10 --job-duration 2s..8s --list-cache 30s --seed 7)
@@ -160,7 +168,8 @@ Machine: ${cpu}, $(nproc) cores, ${mem}, $(uname -sr); $(date -u +%Y-%m-%d); san
 | | **arcctl vs loop, per runner** | | **$(ratio "(${d_naive} / ${d_naive_n}) / (${d_arc} / ${d_arc_n})") x faster** | | | | |
 | | RTT bound ${DRAIN_RUNNERS} x 3 x ${LATENCY_MS} ms / ${CONCURRENCY} + ${CONFIRM_WINDOW_S} s confirm window | ${bound} s | | | | | **arcctl at $(ratio "${d_arc} / ${bound}") x the bound** |
 | 2. pacing, ${PACE_RUNNERS} runners at ${RATE}/s, --secondary-limit ${SECONDARY_LIMIT} | arcctl | $(wall "${W}/p.time") s | | $(py "${requests}" "${W}/p.json") | $(peak_mib "${W}/p.time") MiB | $(py 'r["jobs"]["killed"]' "${W}/p.json") | achieved ${achieved}/s = **$(ratio "${achieved} / ${RATE}") x configured**; **$(py 'r["rate_limit_violations"]' "${W}/p.json") violations** |
-| 3. list ${LIST_RUNNERS} runners + ${LIST_RUNNERS} pods | arcctl list -A -o json | $(wall "${W}/l-arcctl.time") s | | $(py "${requests}" "${W}/l-arcctl.json") | $(peak_mib "${W}/l-arcctl.time") MiB | | ${l_listed} runners listed |
+| 3. list ${LIST_RUNNERS} runners + ${LIST_RUNNERS} pods | arcctl list -A -o json | $(wall "${W}/l-arcctl.time") s | | $(py "${requests}" "${W}/l-arcctl.json") | $(peak_both "${W}/l-arcctl.time") | | ${l_listed} runners listed |
+| | arcctl drain --all -A --dry-run -o json | $(wall "${W}/l-plan.time") s | | $(py "${requests}" "${W}/l-plan.json") | $(peak_both "${W}/l-plan.time") | | ${l_planned} runners planned, nothing changed |
 | | curl pages + kubectl get pods -o json | $(wall "${W}/l-naive.time") s | | $(py "${requests}" "${W}/l-naive.json") | $(peak_mib "${W}/l-naive.time") MiB | | raw JSON, not joined |
 | 4. safety: 200 runners, 30% busy, 10 jobs/s, 30 s list cache | arcctl | | | $(py "${requests}" "${W}/s-arcctl.json") | | **$(py 'r["jobs"]["killed"]' "${W}/s-arcctl.json")** | $(py 'r["totals"]["drained"]' "${W}/s-arcctl.out") drained, the rest skipped or held |
 | | naive loop | | | $(py "${requests}" "${W}/s-naive.json") | | **$(py 'r["jobs"]["killed"]' "${W}/s-naive.json")** | $(grep -o '[0-9]* drained' "${W}/s-naive.err" | head -1) |
