@@ -54,7 +54,19 @@ impl ScopePath {
 
     /// Whether a registration under `scope` belongs to this path's scope.
     pub(crate) fn holds(&self, scope: &Scope) -> bool {
-        key_of(scope) == (self.level, self.key.clone())
+        // `key_of` without its allocations (the key is lower-cased): every list page asks this
+        // of every registration.
+        let (level, parts): (Level, &[&str]) = match scope {
+            Scope::Org(o) => (Level::Org, &[o.as_str()]),
+            Scope::Repo(o, r) => (Level::Repo, &[o.as_str(), r.as_str()]),
+            Scope::Enterprise(e) => (Level::Enterprise, &[e.as_str()]),
+        };
+        level == self.level
+            && parts.len() == self.key.len()
+            && parts
+                .iter()
+                .zip(&self.key)
+                .all(|(p, k)| p.eq_ignore_ascii_case(k))
     }
 }
 

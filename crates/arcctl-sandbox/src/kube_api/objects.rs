@@ -13,7 +13,7 @@ use super::json_patch;
 use super::path::Sub;
 use super::status::ApiError;
 use crate::store::{
-    DeleteOptions, FieldSelector, LabelSelector, NODES, PODS, Propagation, ResourceType,
+    DeleteOptions, FieldSelector, LabelSelector, NODES, PODS, Propagation, ResourceType, Rest,
 };
 use crate::world::{self, SharedWorld};
 
@@ -103,24 +103,12 @@ pub(crate) fn list(
     };
     let w = world::lock(world);
     let rv = w.store.resource_version();
-    let matching: Vec<&Value> = w
-        .store
-        .list(rt, ns, &labels, &fields)
-        .into_iter()
-        .filter(|o| {
-            after.as_ref().is_none_or(|(ans, aname)| {
-                (meta_str(o, "namespace"), meta_str(o, "name")) > (ans.as_str(), aname.as_str())
-            })
-        })
-        .collect();
-    let page = if limit == 0 {
-        matching.len()
-    } else {
-        limit.min(matching.len())
-    };
-    let items: Vec<Value> = matching[..page].iter().map(|o| (*o).clone()).collect();
+    let after = after.as_ref().map(|(n, m)| (n.as_str(), m.as_str()));
+    let (page, rest) = w.store.list_page(rt, ns, (&labels, &fields), after, limit);
+    let items: Vec<Value> = page.into_iter().cloned().collect();
+    drop(w);
     let mut metadata = json!({ "resourceVersion": rv.to_string() });
-    if page < matching.len()
+    if rest != Rest::Nothing
         && let Some(last) = items.last()
     {
         metadata["continue"] = json!(continue_token(
@@ -128,7 +116,11 @@ pub(crate) fn list(
             meta_str(last, "namespace"),
             meta_str(last, "name")
         ));
-        metadata["remainingItemCount"] = json!(matching.len() - page);
+        // A real API server leaves it out for a list with selectors: it would have to match
+        // the rest to count them.
+        if let Rest::Count(n) = rest {
+            metadata["remainingItemCount"] = json!(n);
+        }
     }
     Ok(json!({
         "kind": format!("{}List", rt.kind),

@@ -26,6 +26,17 @@ use serde_json::{Value, json};
 pub use resources::*;
 pub use selector::{FieldSelector, LabelSelector};
 
+/// What follows a page of a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rest {
+    /// The page is the last.
+    Nothing,
+    /// This many objects follow (known only for a list without selectors).
+    Count(usize),
+    /// More follow; how many would take matching all of them.
+    Unknown,
+}
+
 /// Why a store operation was refused, as the API server would say it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
@@ -341,6 +352,53 @@ impl Store {
             .map(|(_, v)| v)
             .filter(|v| labels.matches(&v["metadata"]["labels"]) && fields.matches(v))
             .collect()
+    }
+
+    /// One page of a list: up to `limit` (0: all) objects of `rt` in `ns` (all namespaces when
+    /// `None`) matching the selectors, after the (namespace, name) of `after`, and how many
+    /// more there are. The walk starts at `after` in the key order, so reading a list page by
+    /// page costs each object once, not once per page. As a real API server does, the count of
+    /// the rest is only known without selectors (`None` with them, or when nothing is left).
+    pub fn list_page(
+        &self,
+        rt: ResourceType,
+        ns: Option<&str>,
+        sel: (&LabelSelector, &FieldSelector),
+        after: Option<(&str, &str)>,
+        limit: usize,
+    ) -> (Vec<&Value>, Rest) {
+        use std::ops::Bound;
+        let (labels, fields) = sel;
+        let ns = if rt.namespaced { ns } else { None };
+        let start = match after {
+            Some((ans, aname)) => Bound::Excluded((rt, ans.to_owned(), aname.to_owned())),
+            None => Bound::Included((rt, ns.unwrap_or("").to_owned(), String::new())),
+        };
+        let mut walk = self
+            .objects
+            .range((start, Bound::Unbounded))
+            .take_while(|((t, n, _), _)| *t == rt && ns.is_none_or(|ns| ns == n))
+            .map(|(_, v)| v);
+        let mut page = Vec::new();
+        for v in walk.by_ref() {
+            if labels.matches(&v["metadata"]["labels"]) && fields.matches(v) {
+                page.push(v);
+                if page.len() == limit {
+                    break;
+                }
+            }
+        }
+        let rest = if labels.is_empty() && fields.is_empty() {
+            match walk.count() {
+                0 => Rest::Nothing,
+                n => Rest::Count(n),
+            }
+        } else if walk.any(|v| labels.matches(&v["metadata"]["labels"]) && fields.matches(v)) {
+            Rest::Unknown
+        } else {
+            Rest::Nothing
+        };
+        (page, rest)
     }
 
     /// Changes an object in place with `f` and bumps its resourceVersion.

@@ -48,6 +48,11 @@ impl LabelSelector {
     }
 
     /// Whether `labels` (a JSON object of strings, or null) satisfies every requirement.
+    /// Whether it selects everything (no requirements).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn matches(&self, labels: &Value) -> bool {
         let get = |k: &str| labels.get(k).and_then(Value::as_str);
         self.0.iter().all(|r| match r {
@@ -140,6 +145,11 @@ impl FieldSelector {
     /// The fields this selector names, so the API can refuse ones a resource type lacks.
     pub fn fields(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(f, _, _)| f.as_str())
+    }
+
+    /// Whether it selects everything (no requirements).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     pub fn matches(&self, obj: &Value) -> bool {

@@ -517,3 +517,67 @@ mod index {
         assert_eq!(s.list(EPHEMERAL_RUNNERS, None, &all.0, &all.1).len(), 1);
     }
 }
+
+#[test]
+fn list_pages_walk_on_from_the_last_key_and_count_the_rest_only_without_selectors() {
+    let mut s = Store::new(1);
+    for (ns, name, app) in [
+        ("a", "p1", "x"),
+        ("a", "p2", "y"),
+        ("a", "p3", "x"),
+        ("b", "p1", "x"),
+        ("b", "p2", "y"),
+    ] {
+        s.create(PODS, Some(ns), pod(name, "n1", json!({ "app": app })))
+            .unwrap();
+    }
+    s.create(NODES, None, json!({"metadata": {"name": "n1"}}))
+        .unwrap();
+    let (labels, fields) = all();
+    let names = |page: &[&Value]| -> Vec<String> {
+        page.iter()
+            .map(|v| {
+                format!(
+                    "{}/{}",
+                    v["metadata"]["namespace"].as_str().unwrap(),
+                    v["metadata"]["name"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    // Every namespace, two at a time: the order of keys, and the count of the rest.
+    let (p, rest) = s.list_page(PODS, None, (&labels, &fields), None, 2);
+    assert_eq!(
+        (names(&p), rest),
+        (vec!["a/p1".into(), "a/p2".into()], Rest::Count(3))
+    );
+    let (p, rest) = s.list_page(PODS, None, (&labels, &fields), Some(("a", "p2")), 2);
+    assert_eq!(
+        (names(&p), rest),
+        (vec!["a/p3".into(), "b/p1".into()], Rest::Count(1))
+    );
+    let (p, rest) = s.list_page(PODS, None, (&labels, &fields), Some(("b", "p1")), 2);
+    assert_eq!((names(&p), rest), (vec!["b/p2".into()], Rest::Nothing));
+    // One namespace: the walk stops at its end (no node, no other namespace).
+    let (p, rest) = s.list_page(PODS, Some("a"), (&labels, &fields), Some(("a", "p1")), 0);
+    assert_eq!(
+        (names(&p), rest),
+        (vec!["a/p2".into(), "a/p3".into()], Rest::Nothing)
+    );
+    // With a selector the rest is not counted, only known to be there.
+    let x = LabelSelector::parse("app=x").unwrap();
+    let (p, rest) = s.list_page(PODS, None, (&x, &fields), None, 2);
+    assert_eq!(
+        (names(&p), rest),
+        (vec!["a/p1".into(), "a/p3".into()], Rest::Unknown)
+    );
+    let (p, rest) = s.list_page(PODS, None, (&x, &fields), Some(("a", "p3")), 2);
+    assert_eq!((names(&p), rest), (vec!["b/p1".into()], Rest::Nothing));
+    // The page is full and nothing matching follows: the last page.
+    let y = LabelSelector::parse("app=y").unwrap();
+    let (p, rest) = s.list_page(PODS, None, (&y, &fields), None, 2);
+    assert_eq!(
+        (names(&p), rest),
+        (vec!["a/p2".into(), "b/p2".into()], Rest::Nothing)
+    );
+}
