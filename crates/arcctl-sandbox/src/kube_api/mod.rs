@@ -290,8 +290,17 @@ async fn respond(
                 let table = header(req, ACCEPT).contains("as=Table");
                 return watch::watch(world, rt, ns, &req.query, table);
             }
-            let list = objects::list(world, rt, ns.as_deref(), &req.query)?;
-            Ok(json(table::maybe_table(header(req, ACCEPT), rt, list)))
+            let accept = header(req, ACCEPT);
+            if table::wants_table(accept) {
+                let list = objects::list(world, rt, ns.as_deref(), &req.query)?;
+                return Ok(json(table::maybe_table(accept, rt, list)));
+            }
+            let body = objects::list_json(world, rt, ns.as_deref(), &req.query)?;
+            Ok((
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                body,
+            )
+                .into_response())
         }
         Target::Object { rt, ns, name, sub } => {
             let ns = ns.as_deref();

@@ -83,13 +83,54 @@ fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
     obj["metadata"][field].as_str().unwrap_or("")
 }
 
-/// A list of `rt` in `ns` (all namespaces when `None`).
+/// A list of `rt` in `ns` (all namespaces when `None`), as a value (for the Table view).
 pub(crate) fn list(
     world: &SharedWorld,
     rt: ResourceType,
     ns: Option<&str>,
     q: &Query,
 ) -> Result<Value, ApiError> {
+    let w = world::lock(world);
+    let body = list_page(&w.store, rt, ns, q)?;
+    Ok(json!({
+        "kind": body.kind,
+        "apiVersion": body.api_version,
+        "metadata": body.metadata,
+        "items": body.items.into_iter().cloned().collect::<Vec<Value>>(),
+    }))
+}
+
+/// The same list as JSON, written straight from the store's objects: a page of 500 pods is
+/// about 2 MB, and copying it into a value first (and the value into the body) was most of
+/// what the sandbox spent serving a 10,000-pod list.
+pub(crate) fn list_json(
+    world: &SharedWorld,
+    rt: ResourceType,
+    ns: Option<&str>,
+    q: &Query,
+) -> Result<Vec<u8>, ApiError> {
+    let w = world::lock(world);
+    let body = list_page(&w.store, rt, ns, q)?;
+    serde_json::to_vec(&body).map_err(|e| ApiError::internal(&format!("list: {e}")))
+}
+
+/// A list response, borrowing its items from the store.
+#[derive(serde::Serialize)]
+struct ListBody<'s> {
+    kind: String,
+    #[serde(rename = "apiVersion")]
+    api_version: String,
+    metadata: Value,
+    items: Vec<&'s Value>,
+}
+
+/// One page of the list `q` asks for (`limit`, `continue`, selectors).
+fn list_page<'s>(
+    store: &'s crate::store::Store,
+    rt: ResourceType,
+    ns: Option<&str>,
+    q: &Query,
+) -> Result<ListBody<'s>, ApiError> {
     let (labels, fields) = selectors(rt, q)?;
     let limit: usize = match q.get("limit") {
         None | Some("") => 0,
@@ -101,12 +142,9 @@ pub(crate) fn list(
         None | Some("") => None,
         Some(token) => Some(parse_continue(token)?),
     };
-    let w = world::lock(world);
-    let rv = w.store.resource_version();
+    let rv = store.resource_version();
     let after = after.as_ref().map(|(n, m)| (n.as_str(), m.as_str()));
-    let (page, rest) = w.store.list_page(rt, ns, (&labels, &fields), after, limit);
-    let items: Vec<Value> = page.into_iter().cloned().collect();
-    drop(w);
+    let (items, rest) = store.list_page(rt, ns, (&labels, &fields), after, limit);
     let mut metadata = json!({ "resourceVersion": rv.to_string() });
     if rest != Rest::Nothing
         && let Some(last) = items.last()
@@ -122,12 +160,12 @@ pub(crate) fn list(
             metadata["remainingItemCount"] = json!(n);
         }
     }
-    Ok(json!({
-        "kind": format!("{}List", rt.kind),
-        "apiVersion": rt.api_version(),
-        "metadata": metadata,
-        "items": items,
-    }))
+    Ok(ListBody {
+        kind: format!("{}List", rt.kind),
+        api_version: rt.api_version(),
+        metadata,
+        items,
+    })
 }
 
 pub(crate) fn get(

@@ -6,8 +6,13 @@ use serde_json::{Value, json};
 use crate::store::{EPHEMERAL_RUNNERS, NAMESPACES, NODES, PODS, ResourceType, STATEFUL_SETS};
 
 /// `value` as a Table when `accept` asks for one, else unchanged.
+/// Whether the client asked for the Table view (kubectl's `get`).
+pub(crate) fn wants_table(accept: &str) -> bool {
+    accept.contains("as=Table")
+}
+
 pub(crate) fn maybe_table(accept: &str, rt: ResourceType, value: Value) -> Value {
-    if accept.contains("as=Table") {
+    if wants_table(accept) {
         table(rt, value)
     } else {
         value
