@@ -16,7 +16,8 @@
 #   2. pacing: PACE_RUNNERS (300) runners at --max-unregister-rate 5/s under a secondary limit:
 #      achieved rate over configured rate (from the audit log's times), and violations.
 #   3. list of LIST_RUNNERS (10,000) runners and pods: wall time and peak memory against
-#      benches/naive-list.sh (curl pages + kubectl get pods -o json).
+#      benches/naive-list.sh (curl pages + kubectl get pods -o json); and the same world's
+#      drain --all -A --dry-run (drain reads the same way), its wall time and peak memory.
 #   4. safety: the same busy world (job traffic, a 30 s list cache) drained by both.
 #   5. `arcctl --help` start-up time (mean of 20 runs) and the installed binary's size.
 #
