@@ -491,7 +491,6 @@ pub async fn fill_jobs_from_logs(cluster: &Cluster, inv: &mut Inventory) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     use crate::cluster::Mode;
     use crate::cluster::arc::Owner;
@@ -531,7 +530,6 @@ mod tests {
             phase: Some("Running".into()),
             created: None,
             deleting: false,
-            labels: BTreeMap::new(),
             mode: Mode::LegacyRunner,
             owner: None,
             scale_set: Some("rd".into()),

@@ -1,8 +1,6 @@
 //! The cluster facts arcctl works with: runner pods and EphemeralRunners, reduced from the
 //! Kubernetes objects to what joining, listing and draining need.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -21,7 +19,8 @@ pub struct RunnerPod {
     pub created: Option<jiff::Timestamp>,
     /// Being deleted (has a `deletionTimestamp`).
     pub deleting: bool,
-    pub labels: BTreeMap<String, String>,
+    // No label map: the labels decide at decoding whether it is a runner pod and its scale
+    // set, and nothing reads them after; at 10,000 pods they were a tenth of `list`'s memory.
     pub mode: Mode,
     /// The controlling owner (EphemeralRunner, Runner, StatefulSet, …).
     pub owner: Option<Owner>,
@@ -112,7 +111,6 @@ impl RunnerPod {
                 .as_deref()
                 .and_then(arc::parse_runner_id),
             runner_container,
-            labels,
         })
     }
 }
@@ -214,7 +212,6 @@ mod tests {
         assert_eq!(p.created.unwrap().to_string(), "2026-11-29T20:00:00Z");
         assert_eq!(p.phase.as_deref(), Some("Running"));
         assert!(!p.deleting);
-        assert_eq!(p.labels.len(), 2);
     }
 
     #[test]

@@ -314,7 +314,6 @@ mod tests {
     use crate::cluster::RunnerPod;
     use crate::cluster::arc::Owner;
     use crate::github::{Runner, RunnerLabel};
-    use std::collections::BTreeMap;
 
     fn now() -> jiff::Timestamp {
         "2026-11-29T21:00:00Z".parse().unwrap()
@@ -350,7 +349,6 @@ mod tests {
             phase: Some("Running".into()),
             created: Some(now() - jiff::SignedDuration::from_mins(minutes_old)),
             deleting: false,
-            labels: BTreeMap::new(),
             mode: Mode::ScaleSet,
             owner: Some(Owner {
                 api_version: "actions.github.com/v1alpha1".into(),

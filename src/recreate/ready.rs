@@ -178,7 +178,6 @@ pub fn pair_ready(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn pod(name: &str, pool: &str, mode: Mode, uid: &str, phase: &str, secs: i64) -> RunnerPod {
         RunnerPod {
@@ -189,7 +188,6 @@ mod tests {
             phase: Some(phase.into()),
             created: Some(jiff::Timestamp::from_second(1_800_000_000 + secs).unwrap()),
             deleting: false,
-            labels: BTreeMap::new(),
             mode,
             owner: None,
             scale_set: Some(pool.into()),
