@@ -5,34 +5,18 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use arcctl::sandbox::Sandbox;
 use arcctl::sandbox::store::PODS;
 use arcctl::sandbox::world;
 
 use crate::support::kubectl::Kubectl;
-use crate::support::{NS, count, pods_on, sandbox};
+use crate::support::{NS, count, evict, pods_on, sandbox};
 
 /// Unregisters sent to GitHub and deletes sent to Kubernetes.
 fn deletes(r: &arcctl::sandbox::report::Report) -> u64 {
     count(r, true, "DELETE", "") + count(r, false, "DELETE", "")
-}
-
-/// POSTs an Eviction of `pod` (`query` after the path); the status and the body.
-async fn evict(sb: &Sandbox, pod: &str, query: &str) -> (u16, Value) {
-    let eviction = json!({
-        "apiVersion": "policy/v1", "kind": "Eviction",
-        "metadata": {"name": pod, "namespace": NS},
-    });
-    let url = format!(
-        "{}/api/v1/namespaces/{NS}/pods/{pod}/eviction{query}",
-        sb.kube_url()
-    );
-    let client = reqwest::Client::builder().no_proxy().build().unwrap();
-    let answer = client.post(url).json(&eviction).send().await.unwrap();
-    let status = answer.status().as_u16();
-    (status, answer.json().await.unwrap_or(Value::Null))
 }
 
 fn uid(sb: &Sandbox, name: &str) -> Option<String> {

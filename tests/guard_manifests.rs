@@ -494,20 +494,9 @@ fn forbidden(sb: &Sandbox) -> u64 {
     r.requests.kube.by_status.get("403").copied().unwrap_or(0)
 }
 
-/// POSTs an Eviction of `pod`: the status and the message.
+/// Evicts `pod`: the status and the message.
 async fn evict(sb: &Sandbox, pod: &str) -> (u16, String) {
-    let eviction = json!({
-        "apiVersion": "policy/v1", "kind": "Eviction",
-        "metadata": {"name": pod, "namespace": NS},
-    });
-    let url = format!(
-        "{}/api/v1/namespaces/{NS}/pods/{pod}/eviction",
-        sb.kube_url()
-    );
-    let client = reqwest::Client::builder().no_proxy().build().unwrap();
-    let answer = client.post(url).json(&eviction).send().await.unwrap();
-    let status = answer.status().as_u16();
-    let body: Value = answer.json().await.unwrap_or(Value::Null);
+    let (status, body) = crate::support::evict(sb, pod, "").await;
     (
         status,
         body["message"].as_str().unwrap_or_default().to_owned(),

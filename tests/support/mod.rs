@@ -15,6 +15,6 @@ pub mod verdict;
 pub use args::{fast, with_defaults};
 pub use run::{Invocation, Run, arcctl, json, outcomes};
 pub use sandbox::{
-    NS, busy_runners, count, env, install_tls, interrupt_after_deletes, mutating_requests, options,
-    pod_names, pods_on, populated, sandbox,
+    NS, busy_runners, count, env, evict, install_tls, interrupt_after_deletes, mutating_requests,
+    options, pod_names, pods_on, populated, sandbox,
 };

@@ -154,3 +154,23 @@ pub fn interrupt_after_deletes(sb: &Sandbox, github: bool, n: u64, interrupt: In
         interrupt.trigger();
     });
 }
+
+/// POSTs an Eviction of `pod` in [`NS`] over the API, as an evictor does (`query` after the
+/// path, e.g. `?dryRun=All`): the status and the body.
+pub async fn evict(sb: &Sandbox, pod: &str, query: &str) -> (u16, serde_json::Value) {
+    let eviction = serde_json::json!({
+        "apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": pod, "namespace": NS},
+    });
+    let url = format!(
+        "{}/api/v1/namespaces/{NS}/pods/{pod}/eviction{query}",
+        sb.kube_url()
+    );
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let answer = client.post(url).json(&eviction).send().await.unwrap();
+    let status = answer.status().as_u16();
+    (
+        status,
+        answer.json().await.unwrap_or(serde_json::Value::Null),
+    )
+}
