@@ -287,7 +287,7 @@ pub struct GuardManifestsArgs {
 }
 
 /// GitHub scope and connection.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 #[command(next_help_heading = "GitHub")]
 pub struct GitHubArgs {
     /// Organization whose runners to use [env: ARCCTL_ORG].

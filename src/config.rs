@@ -320,17 +320,8 @@ mod tests {
 
     fn gh() -> GitHubArgs {
         GitHubArgs {
-            org: None,
-            repo: None,
-            enterprise: None,
-            group: None,
-            github_url: None,
-            token_file: None,
-            app_id: None,
-            installation_id: None,
-            app_key: None,
-            ca_cert: None,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            ..GitHubArgs::default()
         }
     }
 

@@ -98,14 +98,7 @@ pub(crate) fn manifest_settings(a: &GuardManifestsArgs) -> Result<manifests::Set
         org: a.org.clone(),
         repo: a.repo.clone(),
         enterprise: a.enterprise.clone(),
-        group: None,
-        github_url: None,
-        token_file: None,
-        app_id: None,
-        installation_id: None,
-        app_key: None,
-        ca_cert: None,
-        request_timeout: std::time::Duration::ZERO,
+        ..GitHubArgs::default()
     };
     let scope = match config::resolve_scope(&scope_args, &Env::new(Vec::<(String, String)>::new()))?
     {
