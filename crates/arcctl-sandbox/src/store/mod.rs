@@ -343,15 +343,8 @@ impl Store {
         labels: &LabelSelector,
         fields: &FieldSelector,
     ) -> Vec<&Value> {
-        // Keys sort by type, then namespace, then name: walk only the slice asked for.
-        let ns = if rt.namespaced { ns } else { None };
-        let start = (rt, ns.unwrap_or("").to_owned(), String::new());
-        self.objects
-            .range(start..)
-            .take_while(|((t, n, _), _)| *t == rt && ns.is_none_or(|ns| ns == n))
-            .map(|(_, v)| v)
-            .filter(|v| labels.matches(&v["metadata"]["labels"]) && fields.matches(v))
-            .collect()
+        // The whole list is one page without a limit.
+        self.list_page(rt, ns, (labels, fields), None, 0).0
     }
 
     /// One page of a list: up to `limit` (0: all) objects of `rt` in `ns` (all namespaces when
@@ -369,6 +362,7 @@ impl Store {
     ) -> (Vec<&Value>, Rest) {
         use std::ops::Bound;
         let (labels, fields) = sel;
+        // Keys sort by type, then namespace, then name: walk only the slice asked for.
         let ns = if rt.namespaced { ns } else { None };
         let start = match after {
             Some((ans, aname)) => Bound::Excluded((rt, ans.to_owned(), aname.to_owned())),
